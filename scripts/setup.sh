@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Sets up everything gpuenv needs on a fresh Debian 12 machine (run as root):
+# Debian packages, then libsolv with conda support built from Debian's own
+# source package into build/deps/libsolv. Idempotent: a second run only checks.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+deps_dir="$root/build/deps"
+libsolv_prefix="$deps_dir/libsolv"
+
+packages=(
+  ca-certificates g++ clang cmake ninja-build pkg-config dpkg-dev make
+  libcurl4-openssl-dev libyaml-cpp-dev libarchive-dev libsimdjson-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libzstd-dev
+  zlib1g-dev libbz2-dev liblzma-dev libexpat1-dev
+  googletest libgtest-dev libgmock-dev python3
+)
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing_packages() {
+  local p status
+  for p in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+    [ "$status" = installed ] || printf '%s\n' "$p"
+  done
+}
+
+ensure_deb_src() {
+  # apt-get source needs deb-src entries; mirror the binary sources' suites.
+  local list=/etc/apt/sources.list.d/gpuenv-deb-src.sources
+  [ -f "$list" ] && return 1
+  as_root tee "$list" >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  return 0
+}
+
+install_packages() {
+  local missing
+  missing=$(missing_packages)
+  local added_src=0
+  ensure_deb_src && added_src=1
+  if [ -n "$missing" ] || [ "$added_src" = 1 ]; then
+    log "installing Debian packages: $(echo $missing | tr '\n' ' ')"
+    export DEBIAN_FRONTEND=noninteractive
+    as_root apt-get update -qq
+    if [ -n "$missing" ]; then
+      # shellcheck disable=SC2086
+      as_root apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    fi
+  fi
+}
+
+build_libsolv() {
+  local stamp="$libsolv_prefix/.gpuenv-built"
+  [ -f "$stamp" ] && return 0
+  log "building libsolv with conda support from Debian's source package"
+  local work="$deps_dir/libsolv-src"
+  rm -rf "$work" "$libsolv_prefix"
+  mkdir -p "$work"
+  if ! (cd "$work" && apt-get source -qq libsolv >/dev/null 2>&1); then
+    as_root apt-get update -qq
+    (cd "$work" && apt-get source -qq libsolv >/dev/null)
+  fi
+  local src
+  src=$(find "$work" -maxdepth 1 -mindepth 1 -type d -name 'libsolv-*' | head -n 1)
+  [ -n "$src" ] || { log "apt-get source libsolv produced no source tree"; exit 1; }
+  cmake -S "$src" -B "$work/build" -G Ninja -Wno-dev \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$libsolv_prefix" \
+    -DENABLE_CONDA=ON -DMULTI_SEMANTICS=ON \
+    -DENABLE_STATIC=ON -DDISABLE_SHARED=ON \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+    -DENABLE_PERL=OFF -DENABLE_PYTHON=OFF -DENABLE_RUBY=OFF -DENABLE_TCL=OFF \
+    -DCMAKE_INSTALL_LIBDIR=lib >/dev/null
+  cmake --build "$work/build" >/dev/null
+  cmake --install "$work/build" >/dev/null
+  rm -rf "$work"
+  touch "$stamp"
+}
+
+install_packages
+build_libsolv
+log "ready (libsolv in $libsolv_prefix)"

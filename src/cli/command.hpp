@@ -1,0 +1,17 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace gpuenv::cli {
+
+// Each subcommand file defines one `add_<name>_command` that registers its
+// options on the app. Its parse callback stores in `run` the work to do;
+// main() runs it after parsing and returns its exit status.
+using Runner = std::function<int()>;
+
+void add_info_command(CLI::App& app, Runner& run);
+void add_planned_commands(CLI::App& app, Runner& run);
+
+}  // namespace gpuenv::cli

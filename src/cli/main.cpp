@@ -1,0 +1,57 @@
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "command.hpp"
+#include "gpuenv/solver/backend_info.hpp"
+#include "gpuenv/specs/platform.hpp"
+
+namespace {
+
+std::string version_text() {
+  const auto backend = gpuenv::solver::backend_info();
+  return fmt::format("gpuenv {} ({}; libsolv {}{})", GPUENV_VERSION,
+                     gpuenv::specs::Platform::current().str(), backend.libsolv_version,
+                     backend.conda_support ? ", conda mode" : ", WITHOUT conda support");
+}
+
+bool has_subcommand(const CLI::App& app, const std::string& name) {
+  for (const auto* sub : app.get_subcommands({})) {
+    if (sub->check_name(name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpuenv: conda-compatible environments and package builds that know your GPU",
+               "gpuenv"};
+  app.set_version_flag("-V,--version", version_text);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  gpuenv::cli::Runner run;
+  gpuenv::cli::add_info_command(app, run);
+  gpuenv::cli::add_planned_commands(app, run);
+
+  // CLI11 would only say "A subcommand is required" for a mistyped one.
+  if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {
+    fmt::print(stderr, "gpuenv: error: unknown command '{}'; run 'gpuenv --help' to see them all\n",
+               argv[1]);
+    return 2;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    return run ? run() : 0;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "gpuenv: error: {}\n", e.what());
+    return 1;
+  }
+}

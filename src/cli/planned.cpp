@@ -1,0 +1,54 @@
+// Subcommands whose issue has not landed yet. They exist so `gpuenv --help`
+// shows the whole tool, and fail clearly (exit 2) instead of doing nothing.
+#include <fmt/core.h>
+
+#include <string>
+
+#include "command.hpp"
+
+namespace gpuenv::cli {
+namespace {
+
+struct PlannedCommand {
+  const char* name;
+  const char* description;
+};
+
+constexpr PlannedCommand planned_commands[] = {
+    {"cuda", "Report the NVIDIA driver, GPUs and the CUDA virtual packages"},
+    {"create", "Create an environment from package specs"},
+    {"install", "Install packages into an environment"},
+    {"update", "Update packages in an environment"},
+    {"remove", "Remove packages from an environment"},
+    {"list", "List the packages installed in an environment"},
+    {"run", "Run a command inside an environment"},
+    {"shell", "Shell integration (activate, deactivate, hook)"},
+    {"env", "Export environments and create them from files"},
+    {"search", "Search channels for packages"},
+    {"build", "Build packages from v1 recipe.yaml files over a variant matrix"},
+    {"render", "Render a recipe for each variant without building"},
+    {"test", "Test built packages in fresh environments"},
+    {"index", "Write repodata.json for a local channel"},
+    {"ci", "Build and test recipes inside the project's CI images"},
+};
+
+}  // namespace
+
+void add_planned_commands(CLI::App& app, Runner& run) {
+  for (const auto& planned : planned_commands) {
+    auto* sub = app.add_subcommand(planned.name, planned.description);
+    // Accept anything so the message below, not a parse error, is what users see.
+    sub->allow_extras();
+    sub->callback([&run, name = std::string(planned.name)] {
+      run = [name] {
+        fmt::print(stderr,
+                   "gpuenv: error: 'gpuenv {}' is not implemented yet in this version "
+                   "of gpuenv; use conda or mamba for this step for now\n",
+                   name);
+        return 2;
+      };
+    });
+  }
+}
+
+}  // namespace gpuenv::cli

@@ -1,0 +1,1 @@
+"""Generator of a conda-forge-scale benchmark channel (see ../README.md)."""

@@ -86,8 +86,8 @@ build_libsolv() {
   cmake --install "$work/build" >/dev/null
   rm -rf "$work"
   touch "$stamp"
+  log "libsolv ready in $libsolv_prefix"
 }
 
 install_packages
 build_libsolv
-log "ready (libsolv in $libsolv_prefix)"

@@ -1,0 +1,549 @@
+// Reading MatchSpec text the way conda does (conda/models/match_spec.py
+// _parse_spec_str, CEP 29), plus rattler's strict checks on request.
+#include <algorithm>
+
+#include "gpuenv/specs/match_spec.hpp"
+#include "gpuenv/specs/match_spec_extra.hpp"
+#include "gpuenv/specs/match_spec_syntax.hpp"
+#include "gpuenv/specs/spec_error.hpp"
+
+namespace gpuenv::specs {
+
+using spec_syntax::KeyValue;
+using spec_syntax::lowered;
+using spec_syntax::Reporter;
+using spec_syntax::trim;
+
+namespace {
+
+// `when=` conditions are specs themselves; nesting is bounded so hostile
+// input cannot exhaust the stack.
+constexpr int max_condition_depth = 8;
+
+bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool is_name_separator(char c) { return c == '.' || c == '-' || c == '_'; }
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
+bool is_hex(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  });
+}
+
+bool is_known_subdir(std::string_view text) {
+  const auto subdirs = known_subdirs();
+  return std::find(subdirs.begin(), subdirs.end(), text) != subdirs.end();
+}
+
+// CEP 26 package names, read case-insensitively as conda does:
+// distributable `^(([a-z0-9])|([a-z0-9_](?!_)))[._-]?([a-z0-9]+(\.|-|_|$))*$`,
+// virtual `^__[a-z0-9][._-]?([a-z0-9]+(\.|-|_|$))*$`.
+bool is_valid_package_name(std::string_view name) {
+  std::size_t i = 0;
+  if (name.starts_with("__")) {
+    if (name.size() < 3 || !is_lower_alnum(name[2])) return false;
+    i = 3;
+  } else {
+    if (name.empty()) return false;
+    if (!is_lower_alnum(name[0]) && !(name[0] == '_' && (name.size() == 1 || name[1] != '_'))) {
+      return false;
+    }
+    i = 1;
+  }
+  if (i < name.size() && is_name_separator(name[i])) ++i;
+  // The rest: runs of letters/digits, each followed by at most one separator.
+  bool previous_was_separator = true;
+  for (; i < name.size(); ++i) {
+    const bool separator = is_name_separator(name[i]);
+    if (separator && previous_was_separator) return false;
+    previous_was_separator = separator;
+  }
+  return true;
+}
+
+// CEP 34: track_features identifiers match [A-Za-z0-9-_.]+ (gpuenv allows '+').
+bool is_feature_name(std::string_view feature) {
+  return !feature.empty() && std::all_of(feature.begin(), feature.end(), [](char c) {
+    return is_lower_alnum(c) || is_upper(c) || c == '-' || c == '_' || c == '.' || c == '+';
+  });
+}
+
+}  // namespace
+
+// One parse of one spec text.
+class MatchSpecParser {
+ public:
+  MatchSpecParser(std::string_view text, const ChannelContext& context, ParseMode mode,
+                  bool nameless, int depth)
+      : text_(text),
+        reporter_(text_),
+        context_(context),
+        mode_(mode),
+        nameless_(nameless),
+        depth_(depth) {}
+
+  MatchSpec parse() {
+    spec_.original_ = std::string(text_);
+    std::string_view body = trim(text_);
+    // `url#md5` (explicit environment files): the hash is not a comment there.
+    if (const auto hash = body.rfind('#'); hash != std::string_view::npos) {
+      const auto before = trim(body.substr(0, hash));
+      const auto after = trim(body.substr(hash + 1));
+      if (spec_syntax::names_package_file(before) && is_hex(after) &&
+          (after.size() == 32 || after.size() == 64)) {
+        read_package_url(before, after);
+        return finish();
+      }
+    }
+    body = spec_syntax::strip_comment(body);
+    if (body.empty()) return finish();
+    // conda drops a trailing ` if <condition>` (reserved for conditionals);
+    // inside a bracket value it is just text.
+    if (const auto condition = body.find(" if ");
+        condition != std::string_view::npos &&
+        body.find(']', condition) == std::string_view::npos) {
+      body = trim(body.substr(0, condition));
+    }
+    if (spec_syntax::names_package_file(body)) {
+      read_package_url(body, {});
+      return finish();
+    }
+    if (body.ends_with('@') && is_feature_name(body.substr(0, body.size() - 1))) {
+      // conda's legacy `feature@`: any package tracking that feature.
+      extra().track_features =
+          std::vector<std::string>{std::string(body.substr(0, body.size() - 1))};
+      return finish();
+    }
+    read_spec(body);
+    return finish();
+  }
+
+ private:
+  [[noreturn]] void fail(std::string_view reason, std::string_view where) const {
+    reporter_.fail(reason, where);
+  }
+
+  MatchSpec::Extra& extra() {
+    if (!extra_) extra_.emplace();
+    return *extra_;
+  }
+
+  MatchSpec finish() {
+    if (extra_) spec_.extra_ = std::make_shared<const MatchSpec::Extra>(std::move(*extra_));
+    return std::move(spec_);
+  }
+
+  void read_spec(std::string_view body) {
+    const auto sections = spec_syntax::split_sections(body, reporter_);
+    const auto positional =
+        spec_syntax::split_positional(sections.positional, !nameless_, reporter_);
+
+    if (!nameless_) {
+      if (positional.name.empty()) fail("no package name found", sections.positional);
+      spec_.name_ = parse_name(positional.name);
+    }
+    if (!trim(sections.channel).empty()) apply_channel(sections.channel);
+    if (sections.name_space && !trim(*sections.name_space).empty()) {
+      extra().name_space = std::string(trim(*sections.name_space));
+    }
+
+    // Positional version and build, with conda's `=` rules.
+    std::string version_text;
+    std::string_view version_where = sections.positional;
+    std::string build_text = positional.build.text;
+    std::string_view build_where =
+        build_text.empty() ? sections.positional : text_.substr(positional.build.offset_of(0));
+    if (mode_ == ParseMode::strict && positional.build_after_equals) {
+      reporter_.fail_at("the build string '=" + build_text +
+                            "' is not valid, it can only contain alphanumeric characters and "
+                            "underscores (rattler's strict mode)",
+                        positional.build.offset_of(0));
+    }
+    if (!positional.version.text.empty()) {
+      const auto where = text_.substr(positional.version.offset_of(0));
+      check_version_text(positional.version.text, where);
+      version_text = conda_positional_version(positional.version.text, !build_text.empty());
+      version_where = where;
+    }
+
+    if (sections.brackets) {
+      apply_brackets(*sections.brackets, version_text, version_where, build_text, build_where);
+    }
+    if (sections.parens) apply_parens(*sections.parens);
+
+    if (!version_text.empty()) set_version(version_text, version_where);
+    if (!build_text.empty()) set_build(build_text, build_where);
+  }
+
+  void set_build(const std::string& build, std::string_view where) {
+    const bool regex = build.size() >= 2 && build.front() == '^' && build.back() == '$';
+    if (build.find_first_of("'\"") != std::string::npos) {
+      fail("the build string '" + build + "' cannot contain quotes", where);
+    }
+    if (!regex && build.find_first_of("<>!~=,|") != std::string::npos) {
+      // `numpy >=1.8 <2`: a second constraint where the build string goes.
+      fail("'" + build + "' is not a build string (join version clauses with ',')", where);
+    }
+    if (!regex && !std::all_of(build.begin(), build.end(), is_build_char)) {
+      fail("the build string '" + build +
+               "' contains invalid characters (CEP 26: letters, digits, _ . + and * globs)",
+           where);
+    }
+    spec_.build_ = parse_pattern(build, StringMatcher::Case::sensitive, where);
+  }
+
+  static bool is_build_char(char c) {
+    return is_lower_alnum(c) || is_upper(c) || c == '_' || c == '.' || c == '+' || c == '*';
+  }
+
+  // conda's translation of a positional version (_parse_spec_str step 7):
+  // `==1.2` alone is `1.2`; `=1.2` alone is `1.2*`, but `1.2` before a build.
+  static std::string conda_positional_version(const std::string& version, bool has_build) {
+    if (!version.starts_with('=')) return version;
+    const std::string_view rest = std::string_view(version).substr(1);
+    if (version.starts_with("==") && !has_build) return version.substr(2);
+    if (rest.find_first_of("=,|") == std::string_view::npos) {
+      if (!has_build && !rest.ends_with('*')) return std::string(rest) + "*";
+      return std::string(rest);
+    }
+    return version;
+  }
+
+  // Checks made on the version as written, before conda's rewriting.
+  void check_version_text(std::string_view version, std::string_view where) {
+    // libmamba's rule: a version without an operator starts with a digit or a
+    // lower-case letter (CEP 26 versions are lower case; `V1.0` is a typo).
+    for (const auto clause : spec_syntax::version_clauses(version)) {
+      if (is_upper(clause.front())) {
+        fail("the version '" + std::string(clause) +
+                 "' must start with a digit or a lower-case letter",
+             where);
+      }
+    }
+    if (mode_ == ParseMode::strict) {
+      try {
+        (void)VersionSpec::parse(version, ParseMode::strict);
+      } catch (const SpecError& error) {
+        fail(error.reason() + " (rattler's strict mode)", where);
+      }
+    }
+  }
+
+  void set_version(const std::string& text, std::string_view where) {
+    const ParseMode version_mode =
+        mode_ == ParseMode::lenient ? ParseMode::lenient : ParseMode::conda;
+    try {
+      spec_.version_ = VersionSpec::parse(text, version_mode);
+    } catch (const SpecError& error) {
+      std::size_t column = reporter_.column_of(where);
+      if (column > 0 && error.column() > 0 && where.starts_with(text)) column += error.column() - 1;
+      throw SpecError("match spec", text_, "invalid version '" + text + "': " + error.reason(),
+                      column);
+    }
+    // `*` says nothing; conda drops it from the spec (`name[version=*]` is `name`).
+    if (spec_.version_.is_explicitly_free()) {
+      spec_.version_ = VersionSpec();
+      spec_.version_text_.clear();
+    } else {
+      spec_.version_text_ = text;
+    }
+  }
+
+  StringMatcher parse_name(std::string_view name) {
+    if (name.size() >= 2 && name.front() == '^' && name.back() == '$') {
+      return parse_pattern(name, StringMatcher::Case::insensitive, name);
+    }
+    const std::string lower = lowered(name);
+    const bool glob = lower.find('*') != std::string::npos;
+    for (const char c : lower) {
+      if (!is_lower_alnum(c) && !is_name_separator(c) && !(glob && c == '*')) {
+        fail("the package name '" + std::string(name) + "' contains invalid characters", name);
+      }
+    }
+    if (glob) return StringMatcher::parse(lower, StringMatcher::Case::insensitive);
+    if (spec_syntax::names_package_file(lower)) {
+      // Printed back, `pkg-1-0.conda` would read as a package file.
+      fail("the package name '" + std::string(name) + "' looks like a package file name", name);
+    }
+    if (!is_valid_package_name(lower)) {
+      fail("invalid package name '" + std::string(name) +
+               "' (CEP 26: letters, digits and single . - _ separators)",
+           name);
+    }
+    return StringMatcher::exact(lower, StringMatcher::Case::insensitive);
+  }
+
+  StringMatcher parse_pattern(std::string_view pattern, StringMatcher::Case case_mode,
+                              std::string_view where) {
+    // Printed back outside quotes, a `#` would start a comment.
+    if (pattern.find('#') != std::string_view::npos) {
+      fail("'" + std::string(pattern) + "' cannot contain '#'", where);
+    }
+    try {
+      return StringMatcher::parse(pattern, case_mode);
+    } catch (const SpecError& error) {
+      fail(error.reason() + " in '" + std::string(pattern) + "'", where);
+    }
+  }
+
+  // `conda-forge`, `conda-forge/linux-64`, `*/linux-64`, `conda-forge[noarch]`,
+  // a URL or a path; from before `::` or from `[channel=...]`.
+  void apply_channel(std::string_view text) {
+    std::string_view channel = trim(text);
+    if (channel.find_first_of("'\" ") != std::string_view::npos) {
+      fail("a channel cannot contain quotes or spaces", channel);
+    }
+    std::optional<std::vector<std::string>> subdirs;
+    // libmamba's `channel[subdir,...]`, which CEP 29 lists as conda legacy.
+    if (channel.ends_with(']')) {
+      if (const auto open = channel.rfind('['); open != std::string_view::npos && open > 0) {
+        subdirs = spec_syntax::parse_list(channel.substr(open), channel.substr(open), reporter_);
+        channel = trim(channel.substr(0, open));
+      }
+    }
+    const bool pattern = channel.find('*') != std::string_view::npos ||
+                         (channel.size() >= 2 && channel.front() == '^' && channel.back() == '$');
+    const bool regex = channel.size() >= 2 && channel.front() == '^' && channel.back() == '$';
+    if (pattern && !regex &&
+        channel.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                  "_.+-/*:~") != std::string_view::npos) {
+      fail("the channel pattern '" + std::string(channel) + "' contains invalid characters",
+           channel);
+    }
+    if (pattern) {
+      if (const auto slash = channel.rfind('/');
+          slash != std::string_view::npos && is_known_subdir(channel.substr(slash + 1))) {
+        if (!subdirs) subdirs = std::vector<std::string>{std::string(channel.substr(slash + 1))};
+        channel = channel.substr(0, slash);
+        if (const auto again = channel.rfind('/');
+            again != std::string_view::npos && is_known_subdir(channel.substr(again + 1))) {
+          fail("the channel pattern names two subdirs", channel);
+        }
+      }
+      auto matcher = parse_pattern(channel, StringMatcher::Case::sensitive, channel);
+      extra().channel =
+          matcher.is_any() ? ChannelMatcher::any() : ChannelMatcher::pattern(std::move(matcher));
+    } else {
+      Channel resolved = resolve_channel(channel);
+      if (!resolved.package_filename().empty()) {
+        fail("a package file cannot be used as a channel (use url=...)", channel);
+      }
+      if (!subdirs && resolved.platform()) subdirs = std::vector<std::string>{*resolved.platform()};
+      // conda prints a channel given by URL as that URL, one given by name by
+      // its canonical name (pkgs/main -> defaults).
+      std::string display = has_url_scheme(channel) || looks_like_path(channel)
+                                ? resolved.base_url()
+                                : resolved.canonical_name();
+      extra().channel = ChannelMatcher::of(std::move(resolved), std::move(display));
+    }
+    if (subdirs) extra().subdirs = std::move(*subdirs);
+  }
+
+  Channel resolve_channel(std::string_view text) {
+    try {
+      return Channel::parse(text, context_);
+    } catch (const SpecError& error) {
+      fail("invalid channel '" + std::string(text) + "': " + error.reason(), text);
+    }
+  }
+
+  void apply_brackets(std::string_view inside, std::string& version_text,
+                      std::string_view& version_where, std::string& build_text,
+                      std::string_view& build_where) {
+    const auto items = spec_syntax::parse_key_values(inside, reporter_);
+    const bool any_value = std::any_of(items.begin(), items.end(),
+                                       [](const KeyValue& item) { return item.has_value; });
+    // Channel before subdir whatever their order: an explicit subdir wins
+    // over one read from the channel.
+    const KeyValue* channel = nullptr;
+    const KeyValue* subdir = nullptr;
+    for (const auto& item : items) {
+      if (!item.has_value && item.key != "optional") {
+        fail(any_value ? "a key or a value is missing"
+                       : "no key-value pairs found in square brackets",
+             item.key_text);
+      }
+      const std::string& key = item.key;
+      const std::string_view value = trim(item.value);
+      if (key == "name") {
+        // CEP 29: the name keyword is ignored; the positional name wins.
+      } else if (key == "version") {
+        check_version_text(value, item.value_text);
+        version_text = std::string(value);
+        version_where = item.value_text;
+      } else if (key == "build" || key == "build_string") {
+        build_text = std::string(value);
+        build_where = item.value_text;
+      } else if (key == "build_number") {
+        try {
+          spec_.build_number_ = BuildNumberSpec::parse(value);
+        } catch (const SpecError& error) {
+          fail("invalid build number '" + std::string(value) + "': " + error.reason(),
+               item.value_text);
+        }
+      } else if (key == "channel") {
+        channel = &item;
+      } else if (key == "subdir") {
+        subdir = &item;
+      } else if (key == "url") {
+        extra().url = std::string(value);
+      } else if (key == "fn" || key == "filename") {
+        extra().fn = std::string(value);
+      } else if (key == "md5") {
+        extra().md5 = std::string(value);
+      } else if (key == "sha256") {
+        extra().sha256 = std::string(value);
+      } else if (key == "license") {
+        extra().license = parse_pattern(value, StringMatcher::Case::insensitive, item.value_text);
+      } else if (key == "license_family") {
+        extra().license_family =
+            parse_pattern(value, StringMatcher::Case::insensitive, item.value_text);
+      } else if (key == "track_features") {
+        extra().track_features = read_features(value, item.value_text);
+      } else if (key == "features") {
+        extra().features = read_features(value, item.value_text);
+      } else if (key == "extras") {
+        extra().extras = spec_syntax::parse_list(value, item.value_text, reporter_);
+      } else if (key == "flags") {
+        extra().flags = spec_syntax::parse_list(value, item.value_text, reporter_);
+      } else if (key == "when") {
+        extra().when = read_condition(value, item.value_text);
+      } else if (key == "optional") {
+        extra().optional = !item.has_value || is_true(value);
+      } else if (key == "target") {
+        extra().target = std::string(value);
+      } else {
+        fail("cannot match on field '" + std::string(item.key_text) + "'", item.key_text);
+      }
+    }
+    if (channel) apply_channel(channel->value);
+    if (subdir) {
+      extra().subdirs = spec_syntax::parse_list(subdir->value, subdir->value_text, reporter_);
+    }
+  }
+
+  // The legacy `(target=blarg,optional)` section after the brackets.
+  void apply_parens(std::string_view inside) {
+    if (trim(inside).empty()) return;
+    for (const auto& item : spec_syntax::parse_key_values(inside, reporter_)) {
+      if (item.key == "optional") {
+        extra().optional = !item.has_value || is_true(item.value);
+      } else if (item.key == "target" && item.has_value) {
+        extra().target = item.value;
+      }
+    }
+  }
+
+  std::string read_condition(std::string_view value, std::string_view where) {
+    if (depth_ >= max_condition_depth) fail("conditions are nested too deeply", where);
+    try {
+      (void)MatchSpecParser(value, context_, mode_, false, depth_ + 1).parse();
+    } catch (const SpecError& error) {
+      fail(
+          "the condition '" + std::string(value) + "' is not a valid match spec: " + error.reason(),
+          where);
+    }
+    return std::string(value);
+  }
+
+  std::vector<std::string> read_features(std::string_view value, std::string_view where) {
+    auto features = split_features(value);
+    for (const auto& feature : features) {
+      if (!is_feature_name(feature)) {
+        fail("invalid feature name '" + feature + "' (letters, digits, - _ . +)", where);
+      }
+    }
+    return features;
+  }
+
+  static bool is_true(std::string_view value) {
+    const std::string lower = lowered(value);
+    return lower == "true" || lower == "1" || lower == "yes" || lower == "y" || lower == "t";
+  }
+
+  // conda's step 2: a package file (URL or path) as the whole spec.
+  void read_package_url(std::string_view target, std::string_view hash) {
+    if (target.find_first_of("'\"") != std::string_view::npos) {
+      fail("a package URL or path cannot contain quotes", target);
+    }
+    std::string url =
+        has_url_scheme(target) ? std::string(target) : path_to_file_url(target, context_);
+    const auto slash = url.rfind('/');
+    const std::string_view parent = std::string_view(url).substr(0, slash);
+    std::string filename = url.substr(slash + 1);
+    if (url.starts_with("file://")) filename = percent_decode(filename);  // conda's url_to_path
+    const std::string_view dist = strip_package_extension(filename);
+    const auto build_dash = dist.rfind('-');
+    const auto version_dash = build_dash == std::string_view::npos || build_dash == 0
+                                  ? std::string_view::npos
+                                  : dist.rfind('-', build_dash - 1);
+    if (version_dash == std::string_view::npos || version_dash == 0) {
+      fail("the package file name '" + filename + "' is not name-version-build", target);
+    }
+    spec_.name_ = StringMatcher::exact(lowered(dist.substr(0, version_dash)),
+                                       StringMatcher::Case::insensitive);
+    set_version(std::string(dist.substr(version_dash + 1, build_dash - version_dash - 1)), target);
+    spec_.build_ = StringMatcher::exact(dist.substr(build_dash + 1));
+
+    auto& fields = extra();
+    fields.fn = filename;
+    // A package inside a subdir directory names its channel (the directory
+    // above); conda then records channel and subdir, otherwise only url/fn.
+    const auto subdir_slash = parent.rfind('/');
+    const auto subdir = subdir_slash == std::string_view::npos ? std::string_view()
+                                                               : parent.substr(subdir_slash + 1);
+    const auto channel_url = parent.substr(0, std::min(subdir_slash, parent.size()));
+    if (is_known_subdir(subdir) && channel_url.find("://") != std::string_view::npos &&
+        !channel_url.ends_with(":/")) {
+      Channel channel = resolve_channel(channel_url);
+      std::string display = channel.canonical_name();
+      fields.channel = ChannelMatcher::of(std::move(channel), std::move(display));
+      fields.subdirs = {std::string(subdir)};
+    } else {
+      fields.identity_from_filename = true;
+    }
+    fields.url = std::move(url);
+    if (hash.size() == 32) fields.md5 = lowered(hash);
+    if (hash.size() == 64) fields.sha256 = lowered(hash);
+  }
+
+  std::string_view text_;
+  Reporter reporter_;
+  const ChannelContext& context_;
+  ParseMode mode_;
+  bool nameless_;
+  int depth_;
+  MatchSpec spec_;
+  std::optional<MatchSpec::Extra> extra_;
+};
+
+MatchSpec MatchSpec::parse(std::string_view text, const ChannelContext& context, ParseMode mode) {
+  return MatchSpecParser(text, context, mode, false, 0).parse();
+}
+
+MatchSpec MatchSpec::parse_nameless(std::string_view text, const ChannelContext& context,
+                                    ParseMode mode) {
+  return MatchSpecParser(text, context, mode, true, 0).parse();
+}
+
+std::optional<std::string> MatchSpec::extract_name(std::string_view text) {
+  std::string_view body = spec_syntax::strip_comment(text);
+  if (spec_syntax::names_package_file(body)) {
+    // name-version-build.ext: the name is everything before the last two dashes.
+    const auto dist = strip_package_extension(body.substr(body.find_last_of("/\\") + 1));
+    const auto build_dash = dist.rfind('-');
+    const auto version_dash =
+        build_dash == 0 ? std::string_view::npos : dist.rfind('-', build_dash - 1);
+    if (version_dash == std::string_view::npos || version_dash == 0) return std::nullopt;
+    return lowered(dist.substr(0, version_dash));
+  }
+  if (const auto separator = body.rfind("::"); separator != std::string_view::npos) {
+    body = body.substr(separator + 2);
+  }
+  body = trim(body);
+  const auto name = body.substr(0, body.find_first_of(" \t=<>!~[("));
+  if (name.empty()) return std::nullopt;
+  return lowered(name);
+}
+
+}  // namespace gpuenv::specs

@@ -1,0 +1,224 @@
+// conda's and rattler's printed forms of a MatchSpec.
+#include <algorithm>
+
+#include "gpuenv/specs/match_spec.hpp"
+#include "gpuenv/specs/match_spec_extra.hpp"
+#include "gpuenv/specs/spec_error.hpp"
+
+namespace gpuenv::specs {
+namespace {
+
+bool contains_any(std::string_view text, std::string_view characters) {
+  return text.find_first_of(characters) != std::string_view::npos;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
+// conda's `['a', 'b']` for extras and flags.
+std::string python_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += "'" + items[i] + "'";
+  }
+  return out + "]";
+}
+
+// conda quotes a bracket value with single quotes when it holds `, =`.
+std::string key_value(std::string_view key, std::string_view value) {
+  std::string out(key);
+  out += '=';
+  if (contains_any(value, ", =[]'\"")) {
+    const char* quote = value.find('\'') == std::string_view::npos ? "'" : "\"";
+    out.append(quote).append(value).append(quote);
+  } else {
+    out.append(value);
+  }
+  return out;
+}
+
+}  // namespace
+
+// conda's MatchSpec.__str__ (CEP 29 appendix A).
+class MatchSpecPrinter {
+ public:
+  explicit MatchSpecPrinter(const MatchSpec& spec) : spec_(spec) {}
+
+  std::string conda_str() {
+    const MatchSpec::Extra* extra = spec_.extra_.get();
+    if (extra && extra->identity_from_filename) return url_only_str(*extra);
+
+    const ChannelMatcher* channel = spec_.channel();
+    const bool channel_exact = channel && channel->kind() == ChannelMatcher::Kind::channel;
+    if (channel_exact) {
+      out_ += channel->str();
+    } else if (channel && channel->kind() == ChannelMatcher::Kind::pattern) {
+      brackets_.push_back(key_value("channel", channel->str()));
+    }
+    if (!spec_.subdirs().empty()) {
+      const std::string subdirs = spec_.subdir_str();
+      // One subdir goes after the channel; libmamba's lists stay in brackets
+      // so the text reads back the same.
+      if (channel_exact && spec_.subdirs().size() == 1) {
+        out_ += "/" + subdirs;
+      } else {
+        brackets_.push_back(key_value("subdir", subdirs));
+      }
+    }
+    out_ += out_.empty() ? "" : "::";
+    out_ += spec_.name_.str();
+
+    const bool version_exact = print_version();
+    print_build(version_exact);
+    print_other_fields(channel != nullptr);
+    if (!brackets_.empty()) out_ += "[" + join(brackets_, ",") + "]";
+    return std::move(out_);
+  }
+
+ private:
+  // Returns whether the version was written as an exact `==` version. conda
+  // decides on the text (`1.2.*` -> `=1.2`, `1.2` -> `==1.2`, anything with an
+  // operator or a glob -> brackets); deciding on the parsed clause gives the
+  // same text for every spec conda prints faithfully and stays readable back
+  // for the ones it does not (`==1.8.*`, `*.13.1`).
+  bool print_version() {
+    if (!spec_.has_version()) return false;
+    const VersionSpec& version = spec_.version_;
+    const bool has_build = !spec_.build_.is_any();
+    const auto op = version.single_operator();
+    // A `*` inside the operand (`=py*`) would read back as a glob positionally.
+    const auto operand = [&](const Version* value) {
+      return value && value->original().find('*') == std::string_view::npos
+                 ? std::optional<std::string>(value->original())
+                 : std::nullopt;
+    };
+    if (op == VersionOperator::starts_with) {
+      const auto prefix = version.prefix_version();
+      if (const auto text = operand(prefix ? &*prefix : nullptr)) {
+        out_ += "=" + *text;
+        return false;
+      }
+    } else if (op == VersionOperator::equal) {
+      if (const auto text = operand(version.single_version())) {
+        out_ += "==" + *text;
+        return true;
+      }
+    }
+    const std::string text = version.str();
+    // conda's `=*.13` for the glob `*.13*`: read back, `=X` is `X*` again.
+    if (op == VersionOperator::glob && !has_build && text.ends_with('*') && !text.ends_with(".*") &&
+        !text.ends_with("**") && text.find_first_of("=<>!~,|") == std::string::npos) {
+      out_ += "=" + text.substr(0, text.size() - 1);
+      return false;
+    }
+    if (!has_build && text.find_first_of(",|") == std::string::npos &&
+        (op == VersionOperator::not_equal || op == VersionOperator::not_starts_with ||
+         op == VersionOperator::compatible)) {
+      out_ += text;
+    } else {
+      brackets_.push_back("version='" + text + "'");
+    }
+    return false;
+  }
+
+  void print_build(bool version_exact) {
+    if (spec_.build_.is_any()) return;
+    const std::string& build = spec_.build_.str();
+    if (contains_any(build, "><$^|,")) {
+      brackets_.push_back("build='" + build + "'");
+    } else if (build.find('*') != std::string::npos || !version_exact) {
+      brackets_.push_back(key_value("build", build));
+    } else {
+      out_ += "=" + build;
+    }
+  }
+
+  // The remaining fields in conda's FIELD_NAMES order, then the newer keys.
+  void print_other_fields(bool has_channel) {
+    if (!spec_.build_number_.is_explicitly_free()) {
+      brackets_.push_back(key_value("build_number", spec_.build_number_.str()));
+    }
+    const MatchSpec::Extra* extra = spec_.extra_.get();
+    if (!extra) return;
+    if (extra->track_features) {
+      brackets_.push_back(key_value("track_features", join(*extra->track_features, " ")));
+    }
+    if (extra->features) brackets_.push_back(key_value("features", join(*extra->features, " ")));
+    // A channel already says where the file is; a url makes fn redundant.
+    if (!extra->url.empty() && !has_channel) brackets_.push_back(key_value("url", extra->url));
+    if (!extra->md5.empty()) brackets_.push_back(key_value("md5", extra->md5));
+    if (!extra->sha256.empty()) brackets_.push_back(key_value("sha256", extra->sha256));
+    if (extra->license) brackets_.push_back(key_value("license", extra->license->str()));
+    if (extra->license_family) {
+      brackets_.push_back(key_value("license_family", extra->license_family->str()));
+    }
+    if (!extra->fn.empty() && extra->url.empty()) brackets_.push_back(key_value("fn", extra->fn));
+    if (!extra->extras.empty()) brackets_.push_back("extras=" + python_list(extra->extras));
+    if (!extra->flags.empty()) brackets_.push_back("flags=" + python_list(extra->flags));
+    if (!extra->when.empty()) brackets_.push_back(key_value("when", extra->when));
+  }
+
+  // conda keeps only url and fn for a package URL that names no channel.
+  std::string url_only_str(const MatchSpec::Extra& extra) {
+    brackets_.push_back(key_value("url", extra.url));
+    if (!extra.md5.empty()) brackets_.push_back(key_value("md5", extra.md5));
+    if (!extra.sha256.empty()) brackets_.push_back(key_value("sha256", extra.sha256));
+    return "*[" + join(brackets_, ",") + "]";
+  }
+
+  const MatchSpec& spec_;
+  std::string out_;
+  std::vector<std::string> brackets_;
+};
+
+std::string MatchSpec::str() const { return MatchSpecPrinter(*this).conda_str(); }
+
+std::string MatchSpec::conda_build_form() const {
+  std::string out = name_.str();
+  if (!build_.is_any()) {
+    out.append(" ").append(version_text()).append(" ").append(build_.str());
+  } else if (has_version()) {
+    out.append(" ").append(version_text_);
+  }
+  return out;
+}
+
+std::string MatchSpec::conda_env_form() const {
+  std::string out = name_.str();
+  std::string_view version = version_text_;
+  if (version.starts_with("==")) version.remove_prefix(2);
+  if (!build_.is_any()) {
+    out.append("=").append(version.empty() ? std::string_view("*") : version);
+    out.append("=").append(build_.str());
+  } else if (!version.empty()) {
+    out.append("=").append(version);
+  }
+  return out;
+}
+
+std::string MatchSpec::version_str_rattler() const {
+  if (!has_version()) return "*";
+  // rattler reads the text itself (lenient mode), so globs like `2.7.*.*`
+  // print the way rattler prints them.
+  try {
+    return VersionSpec::parse(version_text_, ParseMode::lenient).str_rattler();
+  } catch (const SpecError&) {
+    return version_.str_rattler();
+  }
+}
+
+std::string MatchSpec::build_number_str_rattler() const {
+  if (build_number_.op() == BuildNumberSpec::Operator::equal) {
+    return "==" + std::to_string(build_number_.number());
+  }
+  return build_number_.str();
+}
+
+}  // namespace gpuenv::specs

@@ -1,0 +1,87 @@
+// Internal to the specs module: the lexical layer of MatchSpec strings, shared
+// by conda's reading (match_spec_parse.cpp) and libmamba's (match_spec_libmamba.cpp).
+// Everything here works on views into the spec text, so errors can name the
+// column where the problem is.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuenv::specs::spec_syntax {
+
+std::string_view trim(std::string_view text);
+std::string lowered(std::string_view text);
+
+// Throws SpecError("match spec", ...) with the column of a view into the text.
+class Reporter {
+ public:
+  explicit Reporter(std::string_view text) : text_(text) {}
+  [[noreturn]] void fail(std::string_view reason, std::string_view where) const;
+  [[noreturn]] void fail_at(std::string_view reason, std::size_t offset) const;
+  // 1-based column of `part` when it is a view into the text, else 0.
+  std::size_t column_of(std::string_view part) const;
+  std::string_view text() const { return text_; }
+
+ private:
+  std::string_view text_;
+};
+
+// Text with the offset (into the spec) of each of its characters, for pieces
+// that were rebuilt (spaces removed) but must still report columns.
+struct MappedText {
+  std::string text;
+  std::vector<std::size_t> offsets;
+  std::size_t offset_of(std::size_t index) const {
+    return offsets.empty() ? 0 : offsets[std::min(index, offsets.size() - 1)];
+  }
+};
+
+// conda cuts a spec at the first `#` (a comment); quotes protect it.
+std::string_view strip_comment(std::string_view text);
+
+// The top-level parts of `channel:namespace:name version build[key=value](key=value)`.
+struct Sections {
+  std::string_view channel;  // empty when absent
+  std::optional<std::string_view> name_space;
+  std::string_view positional;
+  std::optional<std::string_view> brackets;  // between [ and ]
+  std::optional<std::string_view> parens;    // between ( and ), after the brackets
+};
+Sections split_sections(std::string_view text, const Reporter& reporter);
+
+struct KeyValue {
+  std::string key;              // lower-cased
+  std::string value;            // quotes removed
+  std::string_view key_text;    // for error columns
+  std::string_view value_text;  // for error columns
+  bool has_value = true;        // false for a bare key like `optional`
+};
+// `key=value, key='v a l', key=[a, b]`, also `version>3` (an implicit `=`).
+std::vector<KeyValue> parse_key_values(std::string_view inside, const Reporter& reporter);
+
+// The name / version / build part.
+struct Positional {
+  std::string_view name;  // empty when the spec has none
+  MappedText version;     // spaces after operators and around , | removed
+  MappedText build;
+  bool build_after_equals = false;  // `1.0=py27_0`: the build came after an `=`
+};
+// `with_name` false reads a nameless spec (`>=1.2 py*`).
+Positional split_positional(std::string_view text, bool with_name, const Reporter& reporter);
+
+// Splits `a, 'b' ,c` or `[a, b]` into trimmed, unquoted items; empty items throw.
+std::vector<std::string> parse_list(std::string_view value, std::string_view where,
+                                    const Reporter& reporter);
+
+// Whether a whole spec text names a package file (conda's step 2): a URL or
+// path ending in .conda/.tar.bz2, or a bare `name-version-build.conda`. A text
+// like `foo=1.tar.bz2` is a spec whose version happens to end that way.
+bool names_package_file(std::string_view text);
+
+// The clauses of a version expression (split at , | ( )), trimmed.
+std::vector<std::string_view> version_clauses(std::string_view version);
+
+}  // namespace gpuenv::specs::spec_syntax

@@ -1,0 +1,309 @@
+// Hand-written MatchSpec tests: error messages, modes, channels, matching
+// details and robustness. The conformance tables are in test_match_spec_tables.cpp.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "gpuenv/specs/match_spec.hpp"
+#include "gpuenv/specs/spec_error.hpp"
+
+namespace gpuenv::specs {
+namespace {
+
+SpecError parse_error(std::string_view text, ParseMode mode = ParseMode::conda) {
+  try {
+    (void)MatchSpec::parse(text, mode);
+  } catch (const SpecError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "'" << text << "' was accepted";
+  return SpecError("match spec", text, "accepted");
+}
+
+PackageRecord record(std::string name, std::string version, std::string build = "0") {
+  PackageRecord out;
+  out.name = std::move(name);
+  out.set_version(std::move(version));
+  out.build = std::move(build);
+  return out;
+}
+
+TEST(MatchSpecErrors, NameTheTextAndTheColumn) {
+  const auto error = parse_error("numpy[version=1.7, version=2]");
+  EXPECT_EQ(error.kind(), "match spec");
+  EXPECT_EQ(error.input(), "numpy[version=1.7, version=2]");
+  EXPECT_EQ(error.column(), 20u);
+  EXPECT_EQ(std::string(error.what()),
+            "invalid match spec 'numpy[version=1.7, version=2]': a key can only be specified once "
+            "at column 20");
+}
+
+TEST(MatchSpecErrors, ColumnsPointAtTheProblem) {
+  EXPECT_EQ(parse_error("pack@ge >=1").column(), 1u);
+  EXPECT_EQ(parse_error("conda-forge::pkg..name").column(), 14u);
+  EXPECT_EQ(parse_error("pkg[build=0][version=2]").column(), 13u);
+  EXPECT_EQ(parse_error("pkg[colour=red]").column(), 5u);
+  EXPECT_EQ(parse_error("pkg[build=]").column(), 5u);
+  EXPECT_EQ(parse_error("pkg[build=1] trailing").column(), 14u);
+  EXPECT_EQ(parse_error("numpy 1.7 py27 extra").column(), 16u);
+  EXPECT_EQ(parse_error("foo V0.9.24").column(), 5u);
+  // Version errors point into the version text.
+  const auto version = parse_error("numpy >=1.7,,<2");
+  EXPECT_GE(version.column(), 7u);
+  EXPECT_NE(version.reason().find("invalid version"), std::string::npos);
+  const auto bracket_version = parse_error("numpy[version='>=1.7,,<2']");
+  EXPECT_GE(bracket_version.column(), 16u);
+}
+
+TEST(MatchSpecErrors, Reasons) {
+  EXPECT_NE(parse_error("pack@ge").reason().find("invalid characters"), std::string::npos);
+  EXPECT_NE(parse_error("-pkg").reason().find("invalid package name"), std::string::npos);
+  EXPECT_NE(parse_error("pkg[colour=red]").reason().find("cannot match on field 'colour'"),
+            std::string::npos);
+  EXPECT_NE(parse_error("numpy >=1.8 <2").reason().find("not a build string"), std::string::npos);
+  EXPECT_NE(parse_error("=1.0").reason().find("no package name"), std::string::npos);
+  EXPECT_NE(parse_error("conda@forge::pkg").reason().find("invalid channel"), std::string::npos);
+  EXPECT_NE(parse_error("pkg[when='x[when=\"y[build=]\"]']").reason().find("condition"),
+            std::string::npos);
+}
+
+TEST(MatchSpecModes, StrictRejectsWhatRattlerStrictRejects) {
+  for (const char* text : {"foo=1.0=py27_0", "numpy>=2.*.*", "python=*", "python 3.9"}) {
+    EXPECT_NO_THROW((void)MatchSpec::parse(text)) << text;
+    EXPECT_THROW((void)MatchSpec::parse(text, ParseMode::strict), SpecError) << text;
+  }
+  for (const char* text : {"python=3.9", "python 3.8.* *_cpython", "foo==1.0 py27_0",
+                           "conda-forge::foo[version=1.0.*]", "rust ~=1.2.3"}) {
+    EXPECT_NO_THROW((void)MatchSpec::parse(text, ParseMode::strict)) << text;
+  }
+  // Strict mode checks; the meaning stays conda's.
+  EXPECT_EQ(MatchSpec::parse("python=3.9", ParseMode::strict).str(), "python=3.9");
+}
+
+TEST(MatchSpecModes, Nameless) {
+  const auto spec = MatchSpec::parse_nameless(">=1.2,<2 py*");
+  EXPECT_TRUE(spec.name().is_any());
+  EXPECT_EQ(spec.version_text(), ">=1.2,<2");
+  EXPECT_EQ(spec.build().str(), "py*");
+  EXPECT_TRUE(spec.matches(record("anything", "1.5", "py310_0")));
+  EXPECT_EQ(MatchSpec::parse_nameless("3.9").version_str_rattler(), "==3.9");
+}
+
+TEST(MatchSpecChannels, ResolveWithTheContext) {
+  ChannelContext context;
+  context.channel_alias = "https://mirror.example.com";
+  const auto spec = MatchSpec::parse("conda-forge/linux-64::numpy", context);
+  ASSERT_NE(spec.channel(), nullptr);
+  EXPECT_EQ(spec.channel()->str(), "conda-forge");
+  EXPECT_EQ(spec.channel()->channel()->base_url(), "https://mirror.example.com/conda-forge");
+  EXPECT_EQ(spec.subdirs(), std::vector<std::string>{"linux-64"});
+  EXPECT_EQ(spec.str(), "conda-forge/linux-64::numpy");
+}
+
+TEST(MatchSpecChannels, MatchRecordsByWhereTheyComeFrom) {
+  auto numpy = record("numpy", "1.26.4");
+  numpy.channel = "https://conda.anaconda.org/conda-forge/linux-64";
+  numpy.subdir = "linux-64";
+  EXPECT_TRUE(MatchSpec::parse("conda-forge::numpy").matches(numpy));
+  EXPECT_TRUE(MatchSpec::parse("conda-forge/linux-64::numpy").matches(numpy));
+  EXPECT_FALSE(MatchSpec::parse("conda-forge/osx-64::numpy").matches(numpy));
+  EXPECT_FALSE(MatchSpec::parse("bioconda::numpy").matches(numpy));
+  EXPECT_TRUE(MatchSpec::parse("numpy[channel='conda-*']").matches(numpy));
+  EXPECT_TRUE(MatchSpec::parse("*/linux-64::numpy").matches(numpy));
+  EXPECT_TRUE(MatchSpec::parse("https://conda.anaconda.org/conda-forge::numpy").matches(numpy));
+
+  auto pandas = record("pandas", "2.2.0");
+  pandas.channel = "pkgs/main";
+  EXPECT_TRUE(MatchSpec::parse("defaults::pandas").matches(pandas));
+  EXPECT_TRUE(MatchSpec::parse("pkgs/main::pandas").matches(pandas));
+  EXPECT_FALSE(MatchSpec::parse("pkgs/r::pandas").matches(pandas));
+}
+
+TEST(MatchSpecPackages, UrlsAndPaths) {
+  ChannelContext context;
+  context.current_directory = "/work";
+  const auto spec = MatchSpec::parse("./out/linux-64/foo-1.0-py27_0.conda", context);
+  EXPECT_EQ(spec.url(), "file:///work/out/linux-64/foo-1.0-py27_0.conda");
+  EXPECT_EQ(spec.fn(), "foo-1.0-py27_0.conda");
+  EXPECT_EQ(spec.channel()->str(), "file:///work/out");
+  EXPECT_EQ(spec.str(), "file:///work/out/linux-64::foo==1.0=py27_0");
+
+  // Without a subdir conda keeps only url and fn; gpuenv still knows the name.
+  const auto bare = MatchSpec::parse("https://example.com/pkg-2-bld.conda");
+  EXPECT_EQ(bare.str(), "*[url=https://example.com/pkg-2-bld.conda]");
+  EXPECT_EQ(bare.name().str(), "pkg");
+  PackageRecord pkg = record("pkg", "2", "bld");
+  pkg.url = "https://example.com/pkg-2-bld.conda";
+  pkg.fn = "pkg-2-bld.conda";
+  EXPECT_TRUE(bare.matches(pkg));
+  pkg.url = "https://elsewhere.example.com/pkg-2-bld.conda";
+  EXPECT_FALSE(bare.matches(pkg));
+
+  EXPECT_THROW((void)MatchSpec::parse("https://example.com/notadist.conda"), SpecError);
+}
+
+TEST(MatchSpecFields, BracketsOverridePositionalValues) {
+  const auto spec = MatchSpec::parse("numpy=1.8=py27_0[version='>=1.9', build=py3*]");
+  EXPECT_EQ(spec.version_text(), ">=1.9");
+  EXPECT_EQ(spec.build().str(), "py3*");
+  EXPECT_EQ(spec.str(), "numpy[version='>=1.9',build=py3*]");
+}
+
+TEST(MatchSpecFields, ExtrasFlagsAndConditions) {
+  const auto spec = MatchSpec::parse("pkg[extras=[b, 'a'], flags=[gpu, blas:*], when=\"__linux\"]");
+  EXPECT_EQ(spec.extras(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(spec.flags(), (std::vector<std::string>{"blas:*", "gpu"}));
+  EXPECT_EQ(spec.when(), "__linux");
+  EXPECT_EQ(spec.str(), "pkg[extras=['a', 'b'],flags=['blas:*', 'gpu'],when=__linux]");
+  auto pkg = record("pkg", "1");
+  pkg.flags = {"blas:mkl", "gpu"};
+  EXPECT_TRUE(spec.matches(pkg));
+  pkg.flags = {"blas:mkl"};
+  EXPECT_FALSE(spec.matches(pkg));
+}
+
+TEST(MatchSpecFields, CommentsFeaturesAndNamespaces) {
+  EXPECT_EQ(MatchSpec::parse("numpy >=1.2  # pinned for abi").str(), "numpy[version='>=1.2']");
+  EXPECT_EQ(MatchSpec::parse("pkg[fn='a#b.conda']").fn(), "a#b.conda");
+  const auto feature = MatchSpec::parse("mkl@");
+  ASSERT_NE(feature.track_features(), nullptr);
+  EXPECT_EQ(*feature.track_features(), std::vector<std::string>{"mkl"});
+  const auto ns = MatchSpec::parse("conda-forge:pypi:requests");
+  EXPECT_EQ(ns.name_space(), "pypi");
+  EXPECT_EQ(ns.str(), "conda-forge::requests");  // CEP 29: the namespace is not printed
+  EXPECT_EQ(ns.str_libmamba(), "conda-forge:pypi:requests");
+}
+
+TEST(MatchSpecFields, ExtractName) {
+  EXPECT_EQ(MatchSpec::extract_name("  NumPy>=1.2 # c"), "numpy");
+  EXPECT_EQ(MatchSpec::extract_name("conda-forge::python=3.12"), "python");
+  EXPECT_EQ(MatchSpec::extract_name("https://h/c/linux-64/libgcc-ng-11.2.0-h1d223b6_13.conda"),
+            "libgcc-ng");
+  EXPECT_EQ(MatchSpec::extract_name(">=1.0"), std::nullopt);
+  EXPECT_EQ(MatchSpec::extract_name(""), std::nullopt);
+}
+
+TEST(MatchSpecFields, EqualityAndCopies) {
+  EXPECT_EQ(MatchSpec::parse("numpy 1.7*"), MatchSpec::parse("numpy=1.7"));
+  EXPECT_EQ(MatchSpec::parse("numpy==1.7"), MatchSpec::parse("numpy[version='==1.7']"));
+  EXPECT_NE(MatchSpec::parse("numpy 1.7"), MatchSpec::parse("numpy=1.7"));
+  EXPECT_NE(MatchSpec::parse("numpy[md5=abc]"), MatchSpec::parse("numpy[md5=abd]"));
+  const auto spec = MatchSpec::parse("conda-forge::numpy >=1.2 py*[md5=abc]");
+  const MatchSpec copy = spec;  // NOLINT(performance-unnecessary-copy-initialization)
+  EXPECT_EQ(copy, spec);
+  EXPECT_EQ(copy.str(), spec.str());
+  EXPECT_EQ(MatchSpec(), MatchSpec::parse("*"));
+}
+
+TEST(MatchSpecRobustness, HostileInputThrowsSpecErrorOnly) {
+  const std::string deep_condition = [] {
+    std::string text = "pkg";
+    for (int i = 0; i < 12; ++i) text = "p[when=\"" + text + "\"]";
+    return text;
+  }();
+  for (const std::string& text :
+       {std::string(5000, '['), std::string(5000, ']'), std::string(5000, '('),
+        "pkg" + std::string(5000, ' ') + "1.0", std::string(3000, ':') + "pkg",
+        "pkg[" + std::string(2000, '\'') + "]", deep_condition, std::string("pkg\0x", 5),
+        "pkg >=" + std::string(4000, '9'), "pkg[build=^" + std::string(300, '(') + "$]"}) {
+    try {
+      (void)MatchSpec::parse(text);
+    } catch (const SpecError&) {
+    }
+  }
+}
+
+// Parses `text` if it is a spec; then its canonical form must read back as
+// itself and no printer may throw.
+void check_printers_of(const std::string& text, int& parsed) {
+  std::optional<MatchSpec> spec;
+  try {
+    spec = MatchSpec::parse(text);
+  } catch (const SpecError&) {
+    return;
+  }
+  ++parsed;
+  const auto printed = spec->str();
+  try {
+    EXPECT_EQ(MatchSpec::parse(printed).str(), printed) << "from '" << text << "'";
+  } catch (const SpecError& error) {
+    ADD_FAILURE() << "'" << printed << "' from '" << text
+                  << "' does not read back: " << error.what();
+  }
+  EXPECT_NO_THROW((void)spec->str_libmamba()) << text;
+  EXPECT_NO_THROW((void)spec->conda_build_form_libmamba()) << text;
+  EXPECT_NO_THROW((void)spec->conda_build_form()) << text;
+  EXPECT_NO_THROW((void)spec->conda_env_form()) << text;
+  EXPECT_NO_THROW((void)spec->version_str_rattler()) << text;
+}
+
+TEST(MatchSpecRobustness, RandomTextParsesOrThrowsAndPrintsStably) {
+  // A cheap, deterministic cousin of tests/fuzz/fuzz_match_spec.cpp: random
+  // characters, then random pieces of real specs.
+  const std::string alphabet = "ab1.*=<>!~,| []()'\":/_-#@^$";
+  const std::vector<std::string> pieces = {"numpy",
+                                           "conda-forge",
+                                           "::",
+                                           "/linux-64",
+                                           "[",
+                                           "]",
+                                           "version=",
+                                           "build=",
+                                           "'",
+                                           ">=1.2",
+                                           ",",
+                                           "<2",
+                                           "|",
+                                           "1.7*",
+                                           "=",
+                                           "==",
+                                           "py*",
+                                           " ",
+                                           "channel=",
+                                           "subdir=",
+                                           "md5=abc",
+                                           "(optional)",
+                                           "#x",
+                                           "https://x.org/c",
+                                           "/tmp/a-1-0.conda",
+                                           "~=1.2",
+                                           "!=1.3.*",
+                                           "*",
+                                           "^py.*$",
+                                           "extras=[a,b]",
+                                           "when=",
+                                           "\"",
+                                           "@",
+                                           "track_features=mkl",
+                                           "fn=",
+                                           "url=",
+                                           "a",
+                                           "1",
+                                           ".",
+                                           "_",
+                                           "-",
+                                           "build_number=",
+                                           ">3",
+                                           "pypi:",
+                                           ":",
+                                           "C:\\x",
+                                           "./y",
+                                           "~/z",
+                                           ".tar.bz2",
+                                           "-1.0-0",
+                                           " if "};
+  std::mt19937 random(29);
+  int parsed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    for (auto n = random() % 25; n > 0; --n) text += alphabet[random() % alphabet.size()];
+    check_printers_of(text, parsed);
+    text.clear();
+    for (auto n = random() % 8; n > 0; --n) text += pieces[random() % pieces.size()];
+    check_printers_of(text, parsed);
+  }
+  EXPECT_GT(parsed, 5000);
+}
+
+}  // namespace
+}  // namespace gpuenv::specs

@@ -466,6 +466,12 @@ class MatchSpecParser {
     if (target.find_first_of("'\"") != std::string_view::npos) {
       fail("a package URL or path cannot contain quotes", target);
     }
+    // A package file is one exact location; a '*' would turn its channel into
+    // a glob when str() is read back (found by fuzz_match_spec).
+    if (const auto star = target.find('*'); star != std::string_view::npos) {
+      fail("a package URL or path cannot contain '*' (it names one file, not a pattern)",
+           target.substr(star));
+    }
     std::string url =
         has_url_scheme(target) ? std::string(target) : path_to_file_url(target, context_);
     const auto slash = url.rfind('/');

@@ -237,6 +237,19 @@ void check_printers_of(const std::string& text, int& parsed) {
   EXPECT_NO_THROW((void)spec->version_str_rattler()) << text;
 }
 
+// Found by fuzz_match_spec: a '*' in a package URL made its channel a glob
+// once str() was read back, so the spec changed meaning in a round trip.
+TEST(MatchSpecRobustness, PackageUrlWithAStarIsRejected) {
+  const auto error =
+      parse_error("https://repo*anaconda.com/pkgs/main/linux-64/_license-1.1-py27_1.tar.bz2");
+  EXPECT_NE(error.reason().find("cannot contain '*'"), std::string::npos) << error.what();
+  EXPECT_EQ(error.column(), 13u) << error.what();
+  int parsed = 0;
+  check_printers_of("https://repo.anaconda.com/pkgs/main/linux-64/_license-1.1-py27_1.tar.bz2",
+                    parsed);
+  EXPECT_EQ(parsed, 1);
+}
+
 TEST(MatchSpecRobustness, RandomTextParsesOrThrowsAndPrintsStably) {
   // A cheap, deterministic cousin of tests/fuzz/fuzz_match_spec.cpp: random
   // characters, then random pieces of real specs.

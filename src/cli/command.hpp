@@ -12,6 +12,7 @@ namespace gpuenv::cli {
 using Runner = std::function<int()>;
 
 void add_info_command(CLI::App& app, Runner& run);
+void add_cuda_command(CLI::App& app, Runner& run);
 void add_planned_commands(CLI::App& app, Runner& run);
 
 }  // namespace gpuenv::cli

@@ -15,7 +15,6 @@ struct PlannedCommand {
 };
 
 constexpr PlannedCommand planned_commands[] = {
-    {"cuda", "Report the NVIDIA driver, GPUs and the CUDA virtual packages"},
     {"create", "Create an environment from package specs"},
     {"install", "Install packages into an environment"},
     {"update", "Update packages in an environment"},

@@ -1,0 +1,109 @@
+#include "gpuenv/util/file_io.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace gpuenv::util {
+
+std::optional<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string content;
+  char buffer[4096];
+  while (content.size() < max_bytes) {
+    const ssize_t got = ::read(fd, buffer, std::min(sizeof buffer, max_bytes - content.size()));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (got == 0) break;
+    content.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return content;
+}
+
+std::string_view trim(std::string_view text) {
+  constexpr std::string_view whitespace = " \t\r\n\v\f";
+  const auto first = text.find_first_not_of(whitespace);
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(whitespace);
+  return text.substr(first, last - first + 1);
+}
+
+std::optional<FileIdentity> file_identity(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  FileIdentity identity;
+  char resolved[PATH_MAX];
+  identity.real_path = ::realpath(path.c_str(), resolved) != nullptr ? resolved : path.string();
+  identity.size = static_cast<std::uint64_t>(info.st_size);
+  identity.mtime_ns = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 +
+                      info.st_mtim.tv_nsec;
+  return identity;
+}
+
+std::vector<std::string> list_directory(const std::filesystem::path& directory) {
+  std::vector<std::string> names;
+  DIR* dir = ::opendir(directory.c_str());
+  if (dir == nullptr) return names;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    names.emplace_back(name);
+  }
+  ::closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool is_directory(const std::filesystem::path& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+std::optional<std::string> write_file_atomically(const std::filesystem::path& path,
+                                                 std::string_view content) {
+  std::error_code error;
+  std::filesystem::create_directories(path.parent_path(), error);
+  if (error) {
+    return "cannot create " + path.parent_path().string() + ": " + error.message();
+  }
+  std::string temporary = path.string() + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) return "cannot create a file in " + path.parent_path().string() + ": " +
+                     std::strerror(errno);
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t put = ::write(fd, content.data() + written, content.size() - written);
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      const std::string reason = std::strerror(errno);
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return "cannot write " + temporary + ": " + reason;
+    }
+    written += static_cast<std::size_t>(put);
+  }
+  // mkstemp creates 0600; the cache holds nothing secret and may be shared.
+  ::fchmod(fd, 0644);
+  ::close(fd);
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    ::unlink(temporary.c_str());
+    return "cannot replace " + path.string() + ": " + reason;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpuenv::util

@@ -1,0 +1,51 @@
+// Small, fast file helpers for the start-up path (reading /proc and /sys
+// entries, cache files). They use plain POSIX calls: no iostreams, no
+// exceptions, because `gpuenv info` has a 5 ms budget and a missing file is
+// an ordinary answer here, not an error.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuenv::util {
+
+// The whole content of a regular file or pseudo-file (/proc files report
+// size 0, so this reads until end of file), or nullopt when it cannot be
+// read. Reads at most `max_bytes`.
+std::optional<std::string> read_file(const std::filesystem::path& path,
+                                     std::size_t max_bytes = 1 << 20);
+
+// `text` without leading and trailing whitespace.
+std::string_view trim(std::string_view text);
+
+// What identifies one version of a file on disk: a package manager that
+// replaces a library changes at least one of these.
+struct FileIdentity {
+  std::string real_path;  // symbolic links resolved
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+
+  friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
+};
+
+// The identity of the file `path` points to, or nullopt when it does not exist.
+std::optional<FileIdentity> file_identity(const std::filesystem::path& path);
+
+// Names of the entries of a directory, sorted; empty when it cannot be read.
+std::vector<std::string> list_directory(const std::filesystem::path& directory);
+
+// Whether `path` names an existing directory.
+bool is_directory(const std::filesystem::path& path);
+
+// Writes `content` to `path` so that readers see either the old or the new
+// file, never a partial one (write to a temporary file beside it, then
+// rename). Creates missing parent directories. Returns an error message on
+// failure, nullopt on success.
+std::optional<std::string> write_file_atomically(const std::filesystem::path& path,
+                                                 std::string_view content);
+
+}  // namespace gpuenv::util

@@ -466,6 +466,11 @@ class MatchSpecParser {
     if (target.find_first_of("'\"") != std::string_view::npos) {
       fail("a package URL or path cannot contain quotes", target);
     }
+    for (std::size_t i = 0; i < target.size(); ++i) {
+      if (static_cast<unsigned char>(target[i]) < 0x20 || target[i] == 0x7f) {
+        fail("a package URL or path cannot contain control characters", target.substr(i));
+      }
+    }
     // A package file is one exact location; a '*' would turn its channel into
     // a glob when str() is read back (found by fuzz_match_spec).
     if (const auto star = target.find('*'); star != std::string_view::npos) {
@@ -483,7 +488,10 @@ class MatchSpecParser {
     const auto version_dash = build_dash == std::string_view::npos || build_dash == 0
                                   ? std::string_view::npos
                                   : dist.rfind('-', build_dash - 1);
-    if (version_dash == std::string_view::npos || version_dash == 0) {
+    // An empty version or build would print as `name==1.0=` and read back
+    // without the build (found by fuzz_match_spec).
+    if (version_dash == std::string_view::npos || version_dash == 0 ||
+        build_dash == version_dash + 1 || build_dash + 1 == dist.size()) {
       fail("the package file name '" + filename + "' is not name-version-build", target);
     }
     spec_.name_ = StringMatcher::exact(lowered(dist.substr(0, version_dash)),

@@ -250,6 +250,19 @@ TEST(MatchSpecRobustness, PackageUrlWithAStarIsRejected) {
   EXPECT_EQ(parsed, 1);
 }
 
+// Found by fuzz_match_spec: `foo-1.0-.tar.bz2` has an empty build, which
+// printed as `foo==1.0=` and read back without it.
+TEST(MatchSpecRobustness, PackageFileWithAnEmptyPartIsRejected) {
+  for (const char* text : {"/tmp/linux-64/foo-1.0-.tar.bz2", "/tmp/linux-64/foo--0.conda",
+                           "https://host/ch/linux-64/foo-1.0-.conda"}) {
+    const auto error = parse_error(text);
+    EXPECT_NE(error.reason().find("is not name-version-build"), std::string::npos)
+        << error.what();
+  }
+  const auto error = parse_error(std::string("/tmp/a\0b/linux-64/foo-1.0-0.conda", 33));
+  EXPECT_NE(error.reason().find("control characters"), std::string::npos) << error.what();
+}
+
 TEST(MatchSpecRobustness, RandomTextParsesOrThrowsAndPrintsStably) {
   // A cheap, deterministic cousin of tests/fuzz/fuzz_match_spec.cpp: random
   // characters, then random pieces of real specs.

@@ -13,6 +13,8 @@ using Runner = std::function<int()>;
 
 void add_info_command(CLI::App& app, Runner& run);
 void add_cuda_command(CLI::App& app, Runner& run);
+void add_create_command(CLI::App& app, Runner& run);
+void add_search_command(CLI::App& app, Runner& run);
 void add_planned_commands(CLI::App& app, Runner& run);
 
 }  // namespace gpuenv::cli

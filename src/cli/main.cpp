@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   gpuenv::cli::Runner run;
   gpuenv::cli::add_info_command(app, run);
   gpuenv::cli::add_cuda_command(app, run);
+  gpuenv::cli::add_create_command(app, run);
+  gpuenv::cli::add_search_command(app, run);
   gpuenv::cli::add_planned_commands(app, run);
 
   // CLI11 would only say "A subcommand is required" for a mistyped one.

@@ -1,0 +1,119 @@
+// `gpuenv search SPEC`: the channel records a MatchSpec selects, listed the
+// way `conda search` lists them (oldest to newest), or as conda's --json
+// ({"<name>": [records...]}).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "channel_setup.hpp"
+#include "command.hpp"
+#include "gpuenv/package/record_json.hpp"
+#include "gpuenv/specs/platform.hpp"
+#include "gpuenv/specs/spec_error.hpp"
+#include "solve_output.hpp"
+
+namespace gpuenv::cli {
+namespace {
+
+struct SearchArguments {
+  std::string spec;
+  ChannelArguments channels;
+  bool json = false;
+};
+
+int fail(const SearchArguments& arguments, const std::string& message, const char* exception_name) {
+  if (arguments.json) {
+    print_json_failure(message, {}, exception_name);
+  } else {
+    std::fflush(stdout);
+    fmt::print(stderr, "gpuenv: error: {}\n", message);
+  }
+  return 1;
+}
+
+// conda lists names alphabetically and each name's records oldest first, so
+// the newest ends up next to the prompt; search() hands them newest first.
+std::vector<const specs::PackageRecord*> oldest_first(const std::vector<specs::PackageRecord>& records) {
+  std::vector<const specs::PackageRecord*> sorted;
+  for (auto it = records.rbegin(); it != records.rend(); ++it) sorted.push_back(&*it);
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  return sorted;
+}
+
+void print_table(const std::vector<specs::PackageRecord>& records, const solver::ChannelLoadResult& loaded) {
+  std::size_t name_width = 25;
+  std::size_t version_width = 15;
+  std::size_t build_width = 15;
+  for (const auto& record : records) {
+    name_width = std::max(name_width, record.name.size());
+    version_width = std::max(version_width, record.version.size());
+    build_width = std::max(build_width, record.build.size());
+  }
+  fmt::print("{:<{}} {:>{}} {:>{}}  {}\n", "# Name", name_width, "Version", version_width, "Build", build_width,
+             "Channel");
+  for (const auto* record : oldest_first(records)) {
+    fmt::print("{:<{}} {:>{}} {:>{}}  {}\n", record->name, name_width, record->version, version_width,
+               record->build, build_width, channel_name_of(*record, loaded));
+  }
+}
+
+void print_json(const std::vector<specs::PackageRecord>& records) {
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto* record : oldest_first(records)) {
+    auto& list = by_name[record->name];
+    if (list.is_null()) list = nlohmann::json::array();
+    list.push_back(package::record_to_json(*record));
+  }
+  nlohmann::json output = nlohmann::json::object();
+  for (auto& [name, list] : by_name) output[name] = std::move(list);
+  fmt::print("{}\n", output.dump(2));
+}
+
+int run_search(const SearchArguments& arguments) {
+  const auto env = util::process_environment();
+  std::vector<specs::MatchSpec> specs;
+  try {
+    specs = parse_specs({arguments.spec}, channel_context(env));
+  } catch (const specs::SpecError& error) {
+    return fail(arguments, error.what(), "InvalidMatchSpec");
+  }
+  solver::PackageDatabase database;
+  const std::string platform(specs::Platform::current().str());
+  const auto loaded = load_channels_for(database, arguments.channels, specs, platform, env, !arguments.json);
+  if (!loaded) return fail(arguments, loaded.error(), "CondaHTTPError");
+
+  const auto records = database.search(specs.front());
+  if (records.empty()) {
+    std::vector<std::string> channels;
+    for (const auto& subdir : loaded->subdirs) channels.push_back(subdir.source.subdir_url);
+    return fail(arguments,
+                fmt::format("no package matches {} in the current channels ({})", arguments.spec,
+                            fmt::join(channels, ", ")),
+                "PackagesNotFoundError");
+  }
+  if (arguments.json) {
+    print_json(records);
+  } else {
+    print_table(records, *loaded);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app, Runner& run) {
+  auto arguments = std::make_shared<SearchArguments>();
+  auto* sub = app.add_subcommand("search", "Search channels for packages");
+  sub->add_option("spec", arguments->spec, "What to look for (a MatchSpec: numpy, 'numpy>=1.26', 'cuda-*')")
+      ->required();
+  add_channel_options(sub, arguments->channels);
+  sub->add_flag("--json", arguments->json, "Report as JSON (conda's shape)");
+  sub->callback([&run, arguments] { run = [arguments] { return run_search(*arguments); }; });
+}
+
+}  // namespace gpuenv::cli

@@ -1,0 +1,36 @@
+// How solving commands report: a table of what would be linked and
+// unlinked, conda's --json shapes, and unsatisfiable requests.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpuenv/solver/channel_loader.hpp"
+#include "gpuenv/solver/machine_facts.hpp"
+#include "gpuenv/solver/solver.hpp"
+
+namespace gpuenv::cli {
+
+// {"success": true, "dry_run": true, "prefix": ..., "actions": {"LINK": [...],
+// "UNLINK": [...], "PREFIX": ...}}, each action with name, version, build,
+// build_number, channel, subdir, fn, url, sha256 (and conda's dist_name,
+// base_url, build_string, platform).
+void print_json_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
+                     const std::filesystem::path& prefix);
+
+// {"success": false, "error": ..., "explanation": [...], "exception_name": ...}
+void print_json_failure(const std::string& error, const std::vector<std::string>& explanation,
+                        const std::string& exception_name);
+
+// The plan as a table, on stdout.
+void print_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
+                const std::filesystem::path& prefix, const solver::MachineFacts& machine);
+
+// The explanation of an unsatisfiable request, on stderr.
+void print_unsolvable(const solver::Unsolvable& unsolvable);
+
+// "12.3 MB"
+std::string human_size(std::uint64_t bytes);
+
+}  // namespace gpuenv::cli

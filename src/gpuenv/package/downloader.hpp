@@ -1,0 +1,82 @@
+// Downloading package files: many at once over one libcurl multi handle on
+// a thread of its own, each written straight to its destination and hashed
+// as the bytes arrive, so verifying a download costs no second read.
+//
+// file:// URLs are copied (and hashed) by `copy_local_package` instead: on a
+// local disk a plain read/write loop is faster than libcurl's file protocol
+// and can run on the caller's worker threads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "gpuenv/package/hashing.hpp"
+
+namespace gpuenv::package {
+
+struct DownloadRequest {
+  std::string url;
+  std::filesystem::path destination;  // created or truncated
+  bool want_sha256 = true;
+  bool want_md5 = false;
+  // When known, a body larger than this is cut off at once (a wrong or
+  // hostile server cannot fill the disk).
+  std::optional<std::uint64_t> expected_size;
+};
+
+struct DownloadResult {
+  // Empty on success; otherwise what went wrong, naming the URL, in words.
+  std::string error;
+  FileDigests digests;  // of the bytes written; valid on success
+  long http_status = 0;  // 0 for transports without one
+
+  bool ok() const { return error.empty(); }
+};
+
+struct DownloaderOptions {
+  std::size_t max_parallel = 8;
+  // A transfer fails when no byte arrived for this long (a stall limit:
+  // a big package on a slow link is fine while it keeps moving).
+  std::chrono::seconds stall_timeout{60};
+  // Further attempts after a connection failure, a truncated body or a 5xx
+  // or 429 answer; 4xx answers are final.
+  int retries = 2;
+  std::chrono::milliseconds retry_delay{250};
+  std::string user_agent = "gpuenv";
+};
+
+class Downloader {
+ public:
+  using Completion = std::function<void(DownloadResult)>;
+
+  explicit Downloader(DownloaderOptions options = {});
+  // Stops transfers still running (their completions get an error) and
+  // joins the transfer thread.
+  ~Downloader();
+  Downloader(const Downloader&) = delete;
+  Downloader& operator=(const Downloader&) = delete;
+
+  // Thread-safe. `done` runs on the transfer thread: keep it short (queue
+  // the follow-up work elsewhere).
+  void submit(DownloadRequest request, Completion done);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Copies a local file to `destination`, hashing it on the way. The result's
+// error names the source when it cannot be read.
+DownloadResult copy_local_package(const std::filesystem::path& source,
+                                  const DownloadRequest& request);
+
+// The local path a file:// URL names (percent-decoded), or nullopt for
+// other URLs.
+std::optional<std::filesystem::path> local_path_of_url(std::string_view url);
+
+}  // namespace gpuenv::package

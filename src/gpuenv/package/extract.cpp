@@ -1,0 +1,328 @@
+#include "gpuenv/package/extract.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "gpuenv/package/archive_reader.hpp"
+#include "gpuenv/package/package_error.hpp"
+
+namespace gpuenv::package {
+
+namespace {
+
+constexpr int kMaxSymlinkDepth = 40;  // what Linux allows while resolving a path
+
+std::string entry_text(const char* utf8, const char* native) {
+  if (utf8 != nullptr) return utf8;
+  return native != nullptr ? native : "";
+}
+
+// Writes the members of one package into a directory, checking each one
+// before anything reaches the disk. All paths are relative to `root_fd`
+// and every call is an *at() call, so the target's own path is looked up once.
+class TreeWriter {
+ public:
+  TreeWriter(std::filesystem::path archive, const std::filesystem::path& target)
+      : archive_(std::move(archive)), target_(target) {
+    std::error_code error;
+    std::filesystem::create_directories(target, error);
+    root_fd_ = ::open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd_ < 0) {
+      throw PackageError("cannot extract " + archive_.string() + ": cannot create " +
+                         target.string() + ": " + std::strerror(errno));
+    }
+  }
+  ~TreeWriter() { ::close(root_fd_); }
+  TreeWriter(const TreeWriter&) = delete;
+  TreeWriter& operator=(const TreeWriter&) = delete;
+
+  void write(archive* reader, archive_entry* entry) {
+    const std::string raw =
+        entry_text(archive_entry_pathname_utf8(entry), archive_entry_pathname(entry));
+    const std::string path = normalise(raw);
+    if (path.empty()) return;  // the "./" entry of `tar -C dir .`
+    check_member_path(raw, path);
+    const std::string hardlink =
+        entry_text(archive_entry_hardlink_utf8(entry), archive_entry_hardlink(entry));
+    if (!hardlink.empty()) {
+      write_hardlink(path, hardlink);
+      return;
+    }
+    switch (archive_entry_filetype(entry)) {
+      case AE_IFDIR:
+        make_directories(path, mode_of(entry) | S_IRWXU);
+        break;
+      case AE_IFREG:
+        write_file(reader, entry, path);
+        break;
+      case AE_IFLNK:
+        write_symlink(path, entry_text(archive_entry_symlink_utf8(entry),
+                                       archive_entry_symlink(entry)));
+        break;
+      default:
+        refuse(path, "is a device file, FIFO or socket, which conda packages never contain");
+    }
+    ++summary_.files;
+  }
+
+  // Symbolic links are checked once all are known: a later link can change
+  // where an earlier one leads.
+  void check_symlinks() const {
+    for (const auto& [link, target] : symlinks_) {
+      if (!stays_inside(link, target)) {
+        refuse(link, "is a symbolic link to '" + target +
+                         "', which points outside the package directory");
+      }
+    }
+  }
+
+  const ExtractSummary& summary() const { return summary_; }
+
+ private:
+  [[noreturn]] void refuse(const std::string& member, const std::string& why) const {
+    throw PackageError("refusing to extract " + archive_.string() + ": member '" + member + "' " +
+                       why + "; the package is malformed or malicious, report it to the "
+                       "channel that serves it");
+  }
+
+  [[noreturn]] void io_failure(const std::string& member, const char* action, int error) const {
+    throw PackageError("cannot extract " + archive_.string() + " into " + target_.string() +
+                       ": " + action + " '" + member + "' failed: " + std::strerror(error));
+  }
+
+  static mode_t mode_of(archive_entry* entry) {
+    return static_cast<mode_t>(archive_entry_perm(entry)) & 0777;
+  }
+
+  // "./a//b/" -> "a/b".
+  static std::string normalise(std::string_view path) {
+    std::string result;
+    result.reserve(path.size());
+    std::size_t start = 0;
+    while (start <= path.size()) {
+      const auto end = std::min(path.find('/', start), path.size());
+      const auto part = path.substr(start, end - start);
+      if (!part.empty() && part != ".") {
+        if (!result.empty()) result += '/';
+        result.append(part);
+      }
+      start = end + 1;
+    }
+    return result;
+  }
+
+  void check_member_path(const std::string& raw, const std::string& path) const {
+    if (!raw.empty() && raw.front() == '/') refuse(raw, "has an absolute path");
+    std::size_t start = 0;
+    while (start <= path.size()) {
+      const auto end = std::min(path.find('/', start), path.size());
+      if (std::string_view(path).substr(start, end - start) == "..") {
+        refuse(raw, "leaves the target directory with '..'");
+      }
+      // A parent that is one of the archive's symbolic links would make
+      // this member land wherever the link points.
+      if (end < path.size() && symlinks_.contains(path.substr(0, end))) {
+        refuse(raw, "is written through the symbolic link '" + path.substr(0, end) + "'");
+      }
+      start = end + 1;
+    }
+  }
+
+  void make_directories(const std::string& path, mode_t mode) {
+    if (known_directories_.contains(path)) return;
+    const auto slash = path.find_last_of('/');
+    if (slash != std::string::npos) make_directories(path.substr(0, slash), 0755);
+    if (::mkdirat(root_fd_, path.c_str(), mode) != 0) {
+      struct stat info {};
+      if (errno != EEXIST || ::fstatat(root_fd_, path.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 ||
+          !S_ISDIR(info.st_mode)) {
+        io_failure(path, "creating the directory", errno == 0 ? EEXIST : errno);
+      }
+      ::fchmodat(root_fd_, path.c_str(), mode, 0);
+    }
+    known_directories_.insert(path);
+  }
+
+  void make_parent(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    if (slash != std::string::npos) make_directories(path.substr(0, slash), 0755);
+  }
+
+  // Tarballs may hold one path twice (the later one wins, as with tar).
+  void remove_existing(const std::string& path) {
+    if (known_directories_.contains(path)) refuse(path, "is both a directory and a file");
+    if (::unlinkat(root_fd_, path.c_str(), 0) != 0 && errno != ENOENT) {
+      io_failure(path, "replacing", errno);
+    }
+    symlinks_.erase(path);
+  }
+
+  void write_file(archive* reader, archive_entry* entry, const std::string& path) {
+    make_parent(path);
+    // Modes as the package has them; readable by us, to copy or rewrite.
+    const mode_t mode = mode_of(entry) | S_IRUSR;
+    int fd = ::openat(root_fd_, path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                      0600);
+    if (fd < 0 && errno == EEXIST) {
+      remove_existing(path);
+      fd = ::openat(root_fd_, path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0600);
+    }
+    if (fd < 0) io_failure(path, "creating", errno);
+    std::uint64_t end_of_data = 0;
+    while (true) {
+      const void* block = nullptr;
+      std::size_t size = 0;
+      la_int64_t offset = 0;
+      const int status = archive_read_data_block(reader, &block, &size, &offset);
+      if (status == ARCHIVE_EOF) break;
+      if (status < ARCHIVE_WARN) {
+        ::close(fd);
+        throw PackageError("cannot extract " + archive_.string() + ": member '" + path + "': " +
+                           archive_error_text(reader) +
+                           "; the file is corrupt or truncated: delete it and download it again");
+      }
+      const char* bytes = static_cast<const char*>(block);
+      while (size > 0) {
+        const ssize_t written = ::pwrite(fd, bytes, size, offset);
+        if (written < 0) {
+          if (errno == EINTR) continue;
+          const int error = errno;
+          ::close(fd);
+          io_failure(path, "writing", error);
+        }
+        bytes += written;
+        size -= static_cast<std::size_t>(written);
+        offset += written;
+      }
+      end_of_data = std::max<std::uint64_t>(end_of_data, static_cast<std::uint64_t>(offset));
+    }
+    // A sparse member's trailing hole is not in any data block.
+    const auto size = static_cast<std::uint64_t>(std::max<la_int64_t>(archive_entry_size(entry), 0));
+    if (size > end_of_data && ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+      const int error = errno;
+      ::close(fd);
+      io_failure(path, "writing", error);
+    }
+    ::fchmod(fd, mode);
+    if (archive_entry_mtime_is_set(entry)) {
+      const timespec times[2] = {{0, UTIME_OMIT},
+                                 {archive_entry_mtime(entry), archive_entry_mtime_nsec(entry)}};
+      ::futimens(fd, times);
+    }
+    if (::close(fd) != 0) io_failure(path, "writing", errno);
+    summary_.bytes += std::max(size, end_of_data);
+  }
+
+  void write_symlink(const std::string& path, const std::string& target) {
+    if (target.empty()) refuse(path, "is a symbolic link without a target");
+    if (target.front() == '/') {
+      refuse(path, "is a symbolic link to the absolute path '" + target +
+                       "', which points outside the package directory");
+    }
+    make_parent(path);
+    if (::symlinkat(target.c_str(), root_fd_, path.c_str()) != 0) {
+      if (errno != EEXIST) io_failure(path, "creating the symbolic link", errno);
+      remove_existing(path);
+      if (::symlinkat(target.c_str(), root_fd_, path.c_str()) != 0) {
+        io_failure(path, "creating the symbolic link", errno);
+      }
+    }
+    symlinks_[path] = target;
+  }
+
+  void write_hardlink(const std::string& path, const std::string& raw_target) {
+    const std::string target = normalise(raw_target);
+    if (target.empty() || raw_target.front() == '/') {
+      refuse(path, "is a hard link to '" + raw_target + "', outside the package directory");
+    }
+    check_member_path(raw_target, target);
+    make_parent(path);
+    if (::linkat(root_fd_, target.c_str(), root_fd_, path.c_str(), 0) != 0) {
+      if (errno != EEXIST) io_failure(path, "creating the hard link", errno);
+      remove_existing(path);
+      if (::linkat(root_fd_, target.c_str(), root_fd_, path.c_str(), 0) != 0) {
+        io_failure(path, "creating the hard link", errno);
+      }
+    }
+    if (const auto link = symlinks_.find(target); link != symlinks_.end()) {
+      symlinks_[path] = link->second;  // a hard link to a symlink is that symlink again
+    }
+    ++summary_.files;
+  }
+
+  // Resolves `target` (a link's content, relative to the link's directory)
+  // the way the kernel would inside the package directory, following the
+  // archive's own symbolic links, and says whether it stays inside.
+  bool stays_inside(const std::string& link, const std::string& target) const {
+    std::vector<std::string> stack;
+    const auto slash = link.find_last_of('/');
+    if (slash != std::string::npos) split_into(link.substr(0, slash), stack);
+    int depth = 0;
+    return resolve_into(target, stack, depth);
+  }
+
+  static void split_into(std::string_view path, std::vector<std::string>& parts) {
+    std::size_t start = 0;
+    while (start <= path.size()) {
+      const auto end = std::min(path.find('/', start), path.size());
+      if (end > start) parts.emplace_back(path.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+
+  bool resolve_into(std::string_view target, std::vector<std::string>& stack, int& depth) const {
+    if (!target.empty() && target.front() == '/') return false;
+    std::vector<std::string> parts;
+    split_into(target, parts);
+    for (const auto& part : parts) {
+      if (part == ".") continue;
+      if (part == "..") {
+        if (stack.empty()) return false;
+        stack.pop_back();
+        continue;
+      }
+      stack.push_back(part);
+      std::string current;
+      for (const auto& piece : stack) current += (current.empty() ? "" : "/") + piece;
+      const auto link = symlinks_.find(current);
+      if (link == symlinks_.end()) continue;
+      if (++depth > kMaxSymlinkDepth) return false;  // a loop: the kernel refuses it too
+      stack.pop_back();
+      if (!resolve_into(link->second, stack, depth)) return false;
+    }
+    return true;
+  }
+
+  std::filesystem::path archive_;
+  std::filesystem::path target_;
+  int root_fd_ = -1;
+  std::unordered_set<std::string> known_directories_;
+  std::unordered_map<std::string, std::string> symlinks_;
+  ExtractSummary summary_;
+};
+
+}  // namespace
+
+ExtractSummary extract_package(const std::filesystem::path& archive,
+                               const std::filesystem::path& target_dir) {
+  TreeWriter writer(archive, target_dir);
+  for_each_member(archive, MemberSelection::everything, [&](struct archive* reader, archive_entry* entry) {
+    writer.write(reader, entry);
+    return true;
+  });
+  writer.check_symlinks();
+  return writer.summary();
+}
+
+}  // namespace gpuenv::package

@@ -1,0 +1,35 @@
+// The info/ metadata a package carries, read from a package file (without
+// extracting it) or from an extracted package directory.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "gpuenv/package/link_json.hpp"
+#include "gpuenv/package/paths_json.hpp"
+#include "gpuenv/specs/package_record.hpp"
+
+namespace gpuenv::package {
+
+struct PackageMetadata {
+  specs::PackageRecord index;  // info/index.json
+  PathsJson paths;             // info/paths.json, or built from info/files
+  LinkJson link;               // info/link.json; default when absent
+};
+
+// Reads info/index.json, info/paths.json (or the legacy info/files,
+// info/has_prefix, info/no_link) and info/link.json from a .conda or
+// .tar.bz2 file. Only a .conda's info member is decompressed. Throws
+// PackageError for unreadable archives and missing or invalid metadata.
+PackageMetadata read_package_metadata(const std::filesystem::path& archive);
+
+// The same from an extracted package directory (a package cache entry).
+PackageMetadata read_extracted_metadata(const std::filesystem::path& package_dir);
+
+// Selected files under info/ of a package file, by their path in the
+// package ("info/about.json"); files the package lacks are absent.
+std::map<std::string, std::string> read_info_files(const std::filesystem::path& archive,
+                                                   const std::vector<std::string>& names);
+
+}  // namespace gpuenv::package

@@ -1,0 +1,207 @@
+#include "gpuenv/package/paths_json.hpp"
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "gpuenv/package/package_error.hpp"
+#include "gpuenv/package/record_json.hpp"
+
+namespace gpuenv::package {
+
+std::string_view to_string(PathType type) noexcept {
+  switch (type) {
+    case PathType::softlink:
+      return "softlink";
+    case PathType::directory:
+      return "directory";
+    case PathType::hardlink:
+      break;
+  }
+  return "hardlink";
+}
+
+std::string_view to_string(FileMode mode) noexcept {
+  return mode == FileMode::binary ? "binary" : "text";
+}
+
+bool is_safe_relative_path(std::string_view path) noexcept {
+  if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos) {
+    return false;
+  }
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const auto end = std::min(path.find('/', start), path.size());
+    if (path.substr(start, end - start) == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+namespace {
+
+void check_path(const std::string& path, std::string_view source) {
+  if (!is_safe_relative_path(path)) {
+    throw PackageError(std::string(source) + " lists the path '" + path +
+                       "', which is absolute or leaves the prefix with '..'; the package is "
+                       "malformed or malicious, report it to the channel that serves it");
+  }
+}
+
+PathType parse_path_type(const std::string& text, std::string_view source) {
+  if (text.empty() || text == "hardlink") return PathType::hardlink;
+  if (text == "softlink") return PathType::softlink;
+  if (text == "directory") return PathType::directory;
+  throw PackageError(std::string(source) + " has an unknown path_type '" + text +
+                     "'; this gpuenv knows hardlink, softlink and directory");
+}
+
+// "a/b" or "./a/b" -> "a/b"; legacy files lists sometimes carry the "./".
+std::string normalise(std::string_view path) {
+  while (path.starts_with("./")) path.remove_prefix(2);
+  return std::string(path);
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    auto line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+// One has_prefix line: `path`, or `placeholder mode path`; the path may be
+// quoted when it holds spaces (conda-build quotes it with '"').
+struct HasPrefixLine {
+  std::string placeholder;
+  FileMode mode = FileMode::text;
+  std::string path;
+};
+
+std::vector<std::string> split_shell_words(std::string_view line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_quotes = false;
+  bool have_word = false;
+  for (const char c : line) {
+    if (c == '"' || c == '\'') {
+      in_quotes = !in_quotes;
+      have_word = true;
+    } else if (c == ' ' && !in_quotes) {
+      if (have_word) words.push_back(std::move(word));
+      word.clear();
+      have_word = false;
+    } else {
+      word += c;
+      have_word = true;
+    }
+  }
+  if (have_word) words.push_back(std::move(word));
+  return words;
+}
+
+HasPrefixLine parse_has_prefix_line(std::string_view line, std::string_view source) {
+  auto words = split_shell_words(line);
+  HasPrefixLine parsed;
+  if (words.size() == 1) {
+    parsed.placeholder = std::string(kLegacyPrefixPlaceholder);
+    parsed.path = words[0];
+  } else if (words.size() == 3) {
+    parsed.placeholder = words[0];
+    if (words[1] == "binary") {
+      parsed.mode = FileMode::binary;
+    } else if (words[1] != "text") {
+      throw PackageError(std::string(source) + ": info/has_prefix line '" + std::string(line) +
+                         "' has the mode '" + words[1] + "' (expected text or binary)");
+    }
+    parsed.path = words[2];
+  } else {
+    throw PackageError(std::string(source) + ": info/has_prefix line '" + std::string(line) +
+                       "' is neither 'path' nor 'placeholder mode path'");
+  }
+  parsed.path = normalise(parsed.path);
+  return parsed;
+}
+
+}  // namespace
+
+PathsJson parse_paths_json(std::string_view text, std::string_view source) {
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw PackageError(std::string(source) + " is not valid JSON (" + error.what() +
+                       "); the package is damaged");
+  }
+  if (!json.is_object() || !json.contains("paths") || !json["paths"].is_array()) {
+    throw PackageError(std::string(source) + " has no 'paths' list; the package is damaged");
+  }
+  PathsJson paths;
+  paths.paths_version = static_cast<int>(json_field::unsigned_integer(json, "paths_version", 1));
+  paths.paths.reserve(json["paths"].size());
+  for (const auto& item : json["paths"]) {
+    PathEntry entry;
+    entry.path = normalise(json_field::string(item, "_path"));
+    check_path(entry.path, source);
+    entry.path_type = parse_path_type(json_field::string(item, "path_type"), source);
+    entry.file_mode =
+        json_field::string(item, "file_mode") == "binary" ? FileMode::binary : FileMode::text;
+    entry.prefix_placeholder = json_field::string(item, "prefix_placeholder");
+    entry.no_link = json_field::boolean(item, "no_link");
+    entry.sha256 = json_field::string(item, "sha256");
+    entry.size_in_bytes = json_field::optional_unsigned(item, "size_in_bytes");
+    paths.paths.push_back(std::move(entry));
+  }
+  return paths;
+}
+
+PathsJson paths_json_from_legacy_files(std::string_view files, std::string_view has_prefix,
+                                       std::string_view no_link, std::string_view source) {
+  std::map<std::string, HasPrefixLine, std::less<>> prefixed;
+  for (const auto line : lines_of(has_prefix)) {
+    auto parsed = parse_has_prefix_line(line, source);
+    auto path = parsed.path;
+    prefixed.emplace(std::move(path), std::move(parsed));
+  }
+  std::map<std::string, bool, std::less<>> copy_only;
+  for (const auto line : lines_of(no_link)) copy_only.emplace(normalise(line), true);
+
+  PathsJson paths;
+  paths.from_legacy_files = true;
+  for (const auto line : lines_of(files)) {
+    PathEntry entry;
+    entry.path = normalise(line);
+    check_path(entry.path, source);
+    if (const auto it = prefixed.find(entry.path); it != prefixed.end()) {
+      entry.prefix_placeholder = it->second.placeholder;
+      entry.file_mode = it->second.mode;
+    }
+    entry.no_link = copy_only.contains(entry.path);
+    paths.paths.push_back(std::move(entry));
+  }
+  return paths;
+}
+
+std::string paths_json_text(const PathsJson& paths) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& entry : paths.paths) {
+    nlohmann::json item = {{"_path", entry.path}, {"path_type", to_string(entry.path_type)}};
+    if (entry.has_prefix()) {
+      item["prefix_placeholder"] = entry.prefix_placeholder;
+      item["file_mode"] = to_string(entry.file_mode);
+    }
+    if (entry.no_link) item["no_link"] = true;
+    if (!entry.sha256.empty()) item["sha256"] = entry.sha256;
+    if (entry.size_in_bytes) item["size_in_bytes"] = *entry.size_in_bytes;
+    list.push_back(std::move(item));
+  }
+  return nlohmann::json{{"paths", std::move(list)}, {"paths_version", paths.paths_version}}.dump(
+      2);
+}
+
+}  // namespace gpuenv::package

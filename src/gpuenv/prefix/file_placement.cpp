@@ -1,0 +1,170 @@
+#include "gpuenv/util/subprocess.hpp"
+#include "gpuenv/prefix/file_placement.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "gpuenv/package/hashing.hpp"
+#include "gpuenv/prefix/prefix_error.hpp"
+#include "gpuenv/prefix/prefix_replacement.hpp"
+
+namespace gpuenv::prefix {
+
+namespace {
+
+constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+
+// Writes every byte (util::write_all retries short writes and EINTR).
+bool write_all(int fd, const char* data, std::size_t size) {
+  return util::write_all(fd, std::string_view(data, size));
+}
+
+// Copies by the kernel where it can (copy_file_range), by read/write where
+// it cannot (some filesystems, old kernels).
+bool copy_contents(int in, int out, std::uint64_t size) {
+  std::uint64_t left = size;
+  while (left > 0) {
+    const ssize_t copied = ::copy_file_range(in, nullptr, out, nullptr, left, 0);
+    if (copied > 0) {
+      left -= static_cast<std::uint64_t>(copied);
+      continue;
+    }
+    if (copied == 0) break;  // the source shrank
+    if (errno == EINTR) continue;
+    if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP) return false;
+    std::vector<char> buffer(1 << 20);
+    while (true) {
+      const ssize_t count = ::read(in, buffer.data(), buffer.size());
+      if (count < 0 && errno == EINTR) continue;
+      if (count < 0) return false;
+      if (count == 0) return true;
+      if (!write_all(out, buffer.data(), static_cast<std::size_t>(count))) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void FilePlacement::fail(const std::string& what, const std::string& path, int error) const {
+  throw PrefixError(what + " " + prefix_ + "/" + path + ": " + std::strerror(error));
+}
+
+bool FilePlacement::source_is_symlink(const std::string& source) const {
+  struct stat info {};
+  return ::fstatat(source_fd_, source.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+         S_ISLNK(info.st_mode);
+}
+
+PlacedFile FilePlacement::link_or_copy(const std::string& source, const std::string& target,
+                                       const package::PathEntry& entry, bool allow_hardlink,
+                                       bool& cross_device) {
+  if (allow_hardlink && !entry.no_link) {
+    if (::linkat(source_fd_, source.c_str(), prefix_fd_, target.c_str(), 0) == 0) {
+      return {entry.sha256, entry.size_in_bytes.value_or(0), false};
+    }
+    if (errno == EXDEV || errno == EPERM || errno == EMLINK) {
+      // Another filesystem, or one without hard links: copies from now on
+      // (EMLINK: this one file has too many links; just copy it).
+      if (errno != EMLINK) cross_device = true;
+    } else if (errno == ENOENT) {
+      throw PrefixError("the package cache entry " + source_dir_ + " lacks " + source +
+                        ", which its info/paths.json lists; delete the entry so it is "
+                        "extracted again");
+    } else {
+      fail("cannot create", target, errno);
+    }
+  }
+  return copy(source, target, entry);
+}
+
+PlacedFile FilePlacement::copy(const std::string& source, const std::string& target,
+                               const package::PathEntry& entry) {
+  const int in = ::openat(source_fd_, source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) {
+    throw PrefixError("cannot read " + source_dir_ + "/" + source + ": " + std::strerror(errno));
+  }
+  struct stat info {};
+  ::fstat(in, &info);
+  const int out = ::openat(prefix_fd_, target.c_str(), kCreate, 0600);
+  if (out < 0) {
+    const int error = errno;
+    ::close(in);
+    fail("cannot create", target, error);
+  }
+  const bool copied = copy_contents(in, out, static_cast<std::uint64_t>(info.st_size));
+  const int error = errno;
+  ::close(in);
+  ::fchmod(out, info.st_mode & 07777);
+  // Keep the modification time: shipped .pyc files compare it with their .py.
+  const timespec times[2] = {{0, UTIME_OMIT}, info.st_mtim};
+  ::futimens(out, times);
+  if (::close(out) != 0 || !copied) fail("cannot write", target, copied ? errno : error);
+  return {entry.sha256, static_cast<std::uint64_t>(info.st_size), true};
+}
+
+PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::string& target,
+                                         const package::PathEntry& entry) {
+  const int in = ::openat(source_fd_, source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) {
+    throw PrefixError("cannot read " + source_dir_ + "/" + source + ": " + std::strerror(errno));
+  }
+  struct stat info {};
+  ::fstat(in, &info);
+  std::string content(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t filled = 0;
+  while (filled < content.size()) {
+    const ssize_t count = ::read(in, content.data() + filled, content.size() - filled);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) break;
+    filled += static_cast<std::size_t>(count);
+  }
+  ::close(in);
+  content.resize(filled);
+
+  std::string replaced;
+  if (entry.file_mode == package::FileMode::binary) {
+    auto result = replace_prefix_in_binary(content, entry.prefix_placeholder, prefix_);
+    if (!result) {
+      throw PrefixError("cannot install " + target + ": it is a binary file whose prefix "
+                        "placeholder (" + std::to_string(entry.prefix_placeholder.size()) +
+                        " characters) is shorter than the prefix path " + prefix_ + " (" +
+                        std::to_string(prefix_.size()) + " characters); use a shorter prefix "
+                        "path, or rebuild the package with a longer placeholder");
+    }
+    replaced = std::move(*result);
+  } else {
+    replaced = replace_prefix_in_text(content, entry.prefix_placeholder, prefix_);
+  }
+  return write(target, replaced, info.st_mode & 07777);
+}
+
+void FilePlacement::symlink(const std::string& source, const std::string& target) {
+  std::vector<char> buffer(4096);
+  const ssize_t length = ::readlinkat(source_fd_, source.c_str(), buffer.data(), buffer.size());
+  if (length < 0) {
+    throw PrefixError("cannot read the symbolic link " + source_dir_ + "/" + source + ": " +
+                      std::strerror(errno) + "; delete the cache entry so it is extracted again");
+  }
+  const std::string link(buffer.data(), static_cast<std::size_t>(length));
+  if (::symlinkat(link.c_str(), prefix_fd_, target.c_str()) != 0) {
+    fail("cannot create the symbolic link", target, errno);
+  }
+}
+
+PlacedFile FilePlacement::write(const std::string& target, std::string_view content, unsigned mode) {
+  const int out = ::openat(prefix_fd_, target.c_str(), kCreate, 0600);
+  if (out < 0) fail("cannot create", target, errno);
+  const bool written = write_all(out, content.data(), content.size());
+  const int error = errno;
+  ::fchmod(out, mode);
+  if (::close(out) != 0 || !written) fail("cannot write", target, written ? errno : error);
+  return {package::sha256_hex(content), content.size(), true};
+}
+
+}  // namespace gpuenv::prefix

@@ -1,0 +1,61 @@
+// Internal to the prefix module: putting one file of an extracted package
+// into a prefix -- hard link, copy, copy with the prefix placeholder
+// replaced, symbolic link -- with *at() calls on directory descriptors
+// opened once per package.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "gpuenv/package/paths_json.hpp"
+
+namespace gpuenv::prefix {
+
+struct PlacedFile {
+  std::string sha256_in_prefix;  // empty when unknown (a legacy package's plain file)
+  std::uint64_t size = 0;
+  bool copied = false;  // not a hard link
+};
+
+class FilePlacement {
+ public:
+  // `prefix_fd` and `source_fd` are directory descriptors the caller keeps
+  // open; `prefix` is the prefix's absolute path, written into files.
+  FilePlacement(int prefix_fd, int source_fd, std::string prefix, std::string source_dir)
+      : prefix_fd_(prefix_fd), source_fd_(source_fd), prefix_(std::move(prefix)),
+        source_dir_(std::move(source_dir)) {}
+
+  // A hard link to the cached file, or a copy when `allow_hardlink` is
+  // false or the cache is on another filesystem (then `cross_device` is
+  // set, so the caller stops trying). Keeps the file's mode.
+  PlacedFile link_or_copy(const std::string& source, const std::string& target,
+                          const package::PathEntry& entry, bool allow_hardlink, bool& cross_device);
+
+  // A copy with every placeholder replaced by the prefix (text or binary
+  // rules). Throws PrefixError when a binary file's placeholder is shorter
+  // than the prefix.
+  PlacedFile replace_prefix(const std::string& source, const std::string& target,
+                            const package::PathEntry& entry);
+
+  // The same symbolic link as the cached one.
+  void symlink(const std::string& source, const std::string& target);
+
+  // A new file with `content` (entry points).
+  PlacedFile write(const std::string& target, std::string_view content, unsigned mode);
+
+  // Whether the cached path is a symbolic link (legacy packages do not say).
+  bool source_is_symlink(const std::string& source) const;
+
+ private:
+  PlacedFile copy(const std::string& source, const std::string& target,
+                  const package::PathEntry& entry);
+  [[noreturn]] void fail(const std::string& what, const std::string& path, int error) const;
+
+  int prefix_fd_;
+  int source_fd_;
+  std::string prefix_;
+  std::string source_dir_;
+};
+
+}  // namespace gpuenv::prefix

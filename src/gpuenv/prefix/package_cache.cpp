@@ -1,0 +1,264 @@
+#include "gpuenv/prefix/package_cache.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <future>
+
+#include "gpuenv/package/archive_format.hpp"
+#include "gpuenv/package/extract.hpp"
+#include "gpuenv/package/file_content.hpp"
+#include "gpuenv/package/package_error.hpp"
+#include "gpuenv/package/record_json.hpp"
+#include "gpuenv/prefix/prefix_error.hpp"
+
+namespace gpuenv::prefix {
+
+namespace {
+
+std::string dist_of(const specs::PackageRecord& record) {
+  return std::string(package::archive_stem(package_filename(record)));
+}
+
+// The cached entry was fetched for the same file when a hash both sides
+// know agrees; with no hash at all, the same URL will do.
+bool same_package_file(const specs::PackageRecord& wanted, const specs::PackageRecord& cached) {
+  if (!wanted.sha256.empty() && !cached.sha256.empty()) {
+    return package::same_digest(wanted.sha256, cached.sha256);
+  }
+  if (!wanted.md5.empty() && !cached.md5.empty()) {
+    return package::same_digest(wanted.md5, cached.md5) ||
+           package::same_digest(wanted.legacy_bz2_md5, cached.md5);
+  }
+  if (!wanted.url.empty() && !cached.url.empty()) return wanted.url == cached.url;
+  return wanted.name == cached.name && wanted.version == cached.version &&
+         wanted.build == cached.build;
+}
+
+void append_line(const std::filesystem::path& file, const std::string& line) {
+  // O_APPEND writes of one short line do not interleave between processes.
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;  // urls.txt is a convenience for conda, not needed by gpuenv
+  const std::string text = line + "\n";
+  [[maybe_unused]] const auto written = ::write(fd, text.data(), text.size());
+  ::close(fd);
+}
+
+void remove_tree(const std::filesystem::path& path) {
+  std::error_code ignored;
+  std::filesystem::remove_all(path, ignored);
+}
+
+specs::PackageRecord with_digests(specs::PackageRecord record, const package::FileDigests& digests) {
+  if (record.sha256.empty()) record.sha256 = digests.sha256;
+  if (record.md5.empty()) record.md5 = digests.md5;
+  if (!record.size && digests.size > 0) record.size = digests.size;
+  if (record.fn.empty()) record.fn = package_filename(record);
+  return record;
+}
+
+}  // namespace
+
+std::string package_filename(const specs::PackageRecord& record) {
+  if (!record.fn.empty()) return record.fn;
+  const auto slash = record.url.find_last_of('/');
+  return slash == std::string::npos ? record.url : record.url.substr(slash + 1);
+}
+
+std::string digest_mismatch(const specs::PackageRecord& record, const package::FileDigests& digests,
+                            const std::string& url) {
+  const std::string advice =
+      "; the file was deleted. The channel's repodata may be stale (refresh it) or the transfer "
+      "was corrupted (try again)";
+  if (record.size && *record.size != digests.size) {
+    return "the download of " + url + " does not match its repodata record: " +
+           std::to_string(*record.size) + " bytes were expected, " +
+           std::to_string(digests.size) + " arrived" + advice;
+  }
+  if (!record.sha256.empty() && !package::same_digest(record.sha256, digests.sha256)) {
+    return "the download of " + url + " does not match its repodata record: sha256 " +
+           record.sha256 + " was expected, " + digests.sha256 + " arrived" + advice;
+  }
+  if (record.sha256.empty() && !record.md5.empty() &&
+      !package::same_digest(record.md5, digests.md5)) {
+    return "the download of " + url + " does not match its repodata record: md5 " + record.md5 +
+           " was expected, " + digests.md5 + " arrived" + advice;
+  }
+  return {};
+}
+
+PackageCache::PackageCache(PackageCacheOptions options) : options_(std::move(options)) {
+  if (options_.pkgs_dirs.empty()) {
+    throw PrefixError("no package cache directory is configured; set CONDA_PKGS_DIRS or "
+                      "GPUENV_ROOT_PREFIX");
+  }
+}
+
+std::filesystem::path PackageCache::tarball_path(const specs::PackageRecord& record) const {
+  return writable_dir() / package_filename(record);
+}
+
+std::filesystem::path PackageCache::extracted_path(const specs::PackageRecord& record) const {
+  return writable_dir() / dist_of(record);
+}
+
+std::optional<std::filesystem::path> PackageCache::find_extracted(
+    const specs::PackageRecord& record) const {
+  const auto dist = dist_of(record);
+  for (const auto& dir : options_.pkgs_dirs) {
+    const auto candidate = dir / dist;
+    try {
+      const auto text = package::read_whole_file(candidate / "info" / "repodata_record.json");
+      if (!text) continue;
+      const auto cached = package::parse_record_json(*text, candidate.string());
+      if (same_package_file(record, cached)) return candidate;
+    } catch (const package::PackageError&) {
+      // A damaged entry is as good as none: it is extracted again.
+    }
+  }
+  return std::nullopt;
+}
+
+FileLock PackageCache::lock_package(const specs::PackageRecord& record) const {
+  return FileLock::acquire(writable_dir() / ".gpuenv-locks" / (dist_of(record) + ".lock"),
+                           options_.lock_timeout, options_.on_lock_wait);
+}
+
+std::optional<package::FileDigests> PackageCache::verify_tarball(
+    const specs::PackageRecord& record) const {
+  if (record.sha256.empty() && record.md5.empty()) return std::nullopt;
+  const auto path = tarball_path(record);
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return std::nullopt;
+  try {
+    const auto digests = package::hash_file(path, !record.sha256.empty(), record.sha256.empty());
+    if (!digest_mismatch(record, digests, path.string()).empty()) return std::nullopt;
+    return digests;
+  } catch (const package::PackageError&) {
+    return std::nullopt;
+  }
+}
+
+package::DownloadRequest PackageCache::download_request(const specs::PackageRecord& record) const {
+  if (record.url.empty()) {
+    throw PrefixError("cannot download " + record.dist_str() +
+                      ": its record has no URL (was it read from a channel's repodata?)");
+  }
+  package::DownloadRequest request;
+  request.url = record.url;
+  auto partial = tarball_path(record);
+  partial += ".partial";
+  request.destination = partial;
+  // Hash what will be checked; with no hash known, compute both so the
+  // prefix record can still carry them.
+  request.want_sha256 = !record.sha256.empty() || record.md5.empty();
+  request.want_md5 = record.sha256.empty();
+  request.expected_size = record.size;
+  return request;
+}
+
+void PackageCache::accept_download(const specs::PackageRecord& record,
+                                   const package::DownloadRequest& request,
+                                   const package::DownloadResult& result) const {
+  if (!result.ok()) {
+    ::unlink(request.destination.c_str());
+    throw PrefixError(result.error);
+  }
+  if (auto mismatch = digest_mismatch(record, result.digests, request.url); !mismatch.empty()) {
+    ::unlink(request.destination.c_str());
+    throw PrefixError(mismatch);
+  }
+  const auto final_path = tarball_path(record);
+  if (::rename(request.destination.c_str(), final_path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(request.destination.c_str());
+    throw PrefixError("cannot store " + final_path.string() + " in the package cache: " +
+                      std::strerror(error));
+  }
+  append_line(writable_dir() / "urls.txt", request.url);
+}
+
+void PackageCache::extract_tarball(const specs::PackageRecord& record,
+                                   const package::FileDigests& digests) const {
+  const auto final_dir = extracted_path(record);
+  auto partial = final_dir;
+  partial += ".gpuenv-partial";
+  remove_tree(partial);  // left by a process killed while extracting
+  try {
+    package::extract_package(tarball_path(record), partial);
+    package::write_whole_file_atomically(
+        partial / "info" / "repodata_record.json",
+        package::record_to_json(with_digests(record, digests)).dump(2) + "\n");
+  } catch (const package::PackageError& error) {
+    remove_tree(partial);
+    // A package that cannot be extracted will not extract next time either.
+    ::unlink(tarball_path(record).c_str());
+    throw PrefixError(error.what());
+  }
+  std::error_code exists_error;
+  if (std::filesystem::exists(final_dir, exists_error)) {
+    auto stale = final_dir;
+    stale += ".gpuenv-stale";
+    remove_tree(stale);
+    if (::rename(final_dir.c_str(), stale.c_str()) != 0) {
+      throw PrefixError("cannot replace the stale cache entry " + final_dir.string() + ": " +
+                        std::strerror(errno));
+    }
+    remove_tree(stale);
+  }
+  if (::rename(partial.c_str(), final_dir.c_str()) != 0) {
+    const int error = errno;
+    remove_tree(partial);
+    throw PrefixError("cannot store " + final_dir.string() + " in the package cache: " +
+                      std::strerror(error));
+  }
+}
+
+CachedPackage PackageCache::load(const specs::PackageRecord& record,
+                                 const std::filesystem::path& extracted_dir) const {
+  CachedPackage cached;
+  try {
+    cached.metadata = package::read_extracted_metadata(extracted_dir);
+    const auto text = package::read_whole_file(extracted_dir / "info" / "repodata_record.json");
+    cached.record = record;
+    if (text) {
+      // The cache entry knows the digests of the file it came from, which a
+      // record built without repodata (an explicit URL) may lack.
+      const auto stored = package::parse_record_json(*text, extracted_dir.string());
+      cached.record = with_digests(record, {stored.sha256, stored.md5, stored.size.value_or(0)});
+    }
+  } catch (const package::PackageError& error) {
+    throw PrefixError(error.what());
+  }
+  cached.extracted_dir = extracted_dir;
+  cached.tarball = extracted_dir.parent_path() / package_filename(record);
+  return cached;
+}
+
+CachedPackage PackageCache::fetch(const specs::PackageRecord& record) const {
+  const auto lock = lock_package(record);
+  if (const auto extracted = find_extracted(record)) return load(record, *extracted);
+  auto digests = verify_tarball(record);
+  if (!digests) {
+    const auto request = download_request(record);
+    package::DownloadResult result;
+    if (const auto local = package::local_path_of_url(record.url)) {
+      result = package::copy_local_package(*local, request);
+    } else {
+      std::promise<package::DownloadResult> finished;
+      {
+        package::Downloader downloader(options_.download);
+        downloader.submit(request, [&](package::DownloadResult done) { finished.set_value(std::move(done)); });
+        result = finished.get_future().get();
+      }
+    }
+    accept_download(record, request, result);
+    digests = result.digests;
+  }
+  extract_tarball(record, *digests);
+  return load(record, extracted_path(record));
+}
+
+}  // namespace gpuenv::prefix

@@ -1,0 +1,399 @@
+#include "gpuenv/prefix/prefix_linker.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "gpuenv/prefix/file_placement.hpp"
+#include "gpuenv/prefix/prefix_error.hpp"
+#include "gpuenv/util/file_io.hpp"
+
+namespace gpuenv::prefix {
+
+namespace {
+
+std::string parent_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+class DirectoryHandle {
+ public:
+  explicit DirectoryHandle(const std::filesystem::path& path)
+      : fd_(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ < 0) {
+      throw PrefixError("cannot open " + path.string() + ": " + std::strerror(errno));
+    }
+  }
+  ~DirectoryHandle() { ::close(fd_); }
+  DirectoryHandle(const DirectoryHandle&) = delete;
+  DirectoryHandle& operator=(const DirectoryHandle&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+bool is_reserved(const std::string& path) {
+  // CEP 32: conda-meta/ is the tool's, never a package's.
+  return path == "conda-meta" || path.starts_with("conda-meta/");
+}
+
+// conda's record takes the channel's (possibly patched) repodata record;
+// index.json only fills what that record does not say (CEP 32).
+specs::PackageRecord merged_record(specs::PackageRecord record, const specs::PackageRecord& index) {
+  if (record.subdir.empty()) record.subdir = index.subdir;
+  if (record.license.empty()) record.license = index.license;
+  if (record.license_family.empty()) record.license_family = index.license_family;
+  if (record.timestamp == 0) record.timestamp = index.timestamp;
+  if (record.noarch == specs::NoarchType::none) record.noarch = index.noarch;
+  if (record.arch.empty()) record.arch = index.arch;
+  if (record.platform.empty()) record.platform = index.platform;
+  if (record.python_site_packages_path.empty()) {
+    record.python_site_packages_path = index.python_site_packages_path;
+  }
+  if (record.depends.empty() && record.constrains.empty()) {
+    record.depends = index.depends;
+    record.constrains = index.constrains;
+  }
+  if (record.track_features.empty()) record.track_features = index.track_features;
+  if (record.features.empty()) record.features = index.features;
+  if (record.build_number == 0) record.build_number = index.build_number;
+  return record;
+}
+
+std::string describe_owner(const std::string& owner) {
+  return owner.empty() ? "a file no package owns" : owner;
+}
+
+}  // namespace
+
+struct PrefixLinker::Planned {
+  const package::PathEntry* entry = nullptr;  // null for an entry point
+  const package::EntryPoint* entry_point = nullptr;
+  std::string target;
+  bool replaces_linked = false;  // an earlier package of this transaction put a file there
+};
+
+PrefixLinker::PrefixLinker(std::filesystem::path prefix, TransactionJournal& journal,
+                           LinkOptions options, const std::vector<PrefixRecord>& kept)
+    : prefix_(std::move(prefix)), prefix_text_(prefix_.string()), journal_(journal),
+      options_(std::move(options)) {
+  prefix_fd_ = ::open(prefix_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (prefix_fd_ < 0) {
+    throw PrefixError("cannot open the prefix " + prefix_text_ + ": " + std::strerror(errno));
+  }
+  for (const auto& record : kept) {
+    const auto dist = record.package.dist_str();
+    for (auto& path : record.owned_paths()) kept_owners_.emplace(std::move(path), dist);
+  }
+  known_dirs_.insert("");
+  known_dirs_.insert("conda-meta");
+}
+
+PrefixLinker::~PrefixLinker() {
+  if (prefix_fd_ >= 0) ::close(prefix_fd_);
+}
+
+void PrefixLinker::count_linked_file() {
+  ++linked_files_;
+  if (options_.crash_after_linked_files && linked_files_ == *options_.crash_after_linked_files) {
+    ::kill(::getpid(), SIGKILL);  // the test hook: die as `kill -9` would kill us
+  }
+}
+
+bool PrefixLinker::may_exist(const std::string& path) const {
+  return !created_dirs_.contains(parent_of(path));
+}
+
+void PrefixLinker::ensure_directory(const std::string& dir, std::vector<std::string>& to_create) {
+  if (dir.empty() || known_dirs_.contains(dir)) return;
+  const auto parent = parent_of(dir);
+  if (!created_dirs_.contains(parent)) {
+    struct stat info {};
+    // Following links: a package may put files under a linked directory
+    // (lib64 -> lib), as conda lets it.
+    if (::fstatat(prefix_fd_, dir.c_str(), &info, 0) == 0) {
+      if (!S_ISDIR(info.st_mode)) {
+        throw PrefixError("cannot link into " + prefix_text_ + ": " + dir +
+                          " is a file, where a package needs a directory; remove it or the "
+                          "package that owns it");
+      }
+      known_dirs_.insert(dir);
+      return;
+    }
+  }
+  ensure_directory(parent, to_create);
+  to_create.push_back(dir);
+  known_dirs_.insert(dir);
+  created_dirs_.insert(dir);
+}
+
+void PrefixLinker::unlink_package(const PrefixRecord& record) {
+  const auto dist = record.package.dist_str();
+  auto candidates = record.owned_paths();
+
+  // Python writes __pycache__/<stem>.<tag>.pyc next to the .py files it
+  // imports; those belong to the package too.
+  std::map<std::string, std::set<std::string>> py_stems;  // directory -> stems
+  for (const auto& path : candidates) {
+    if (!path.ends_with(".py")) continue;
+    const auto dir = parent_of(path);
+    const auto name = path.substr(dir.empty() ? 0 : dir.size() + 1);
+    py_stems[dir].insert(name.substr(0, name.size() - 3));
+  }
+  std::vector<std::string> cleanup_dirs;
+  for (const auto& [dir, stems] : py_stems) {
+    const auto cache = dir.empty() ? std::string("__pycache__") : dir + "/__pycache__";
+    for (const auto& name : util::list_directory(prefix_ / cache)) {
+      const auto dot = name.find('.');
+      if (name.ends_with(".pyc") && dot != std::string::npos && stems.contains(name.substr(0, dot))) {
+        candidates.push_back(cache + "/" + name);
+      }
+    }
+    cleanup_dirs.push_back(cache);
+  }
+  candidates.push_back("conda-meta/" + prefix_record_filename(record.package));
+
+  std::vector<std::string> present;
+  std::set<std::string> parents;
+  for (const auto& path : candidates) {
+    // A record names paths inside the prefix; anything else (a damaged or
+    // hand-edited record) is not ours to move.
+    if (!package::is_safe_relative_path(path)) continue;
+    parents.insert(parent_of(path));
+    // A path a kept package owns too stays where it is: that package still
+    // needs it (conda restores it from that package, which ends the same).
+    if (kept_owners_.contains(path)) continue;
+    struct stat info {};
+    if (::fstatat(prefix_fd_, path.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISDIR(info.st_mode)) {
+      cleanup_dirs.push_back(path);  // removed at commit if nothing else is in it
+      continue;
+    }
+    present.push_back(path);
+  }
+  parents.erase("");
+  parents.erase("conda-meta");
+  cleanup_dirs.insert(cleanup_dirs.end(), parents.begin(), parents.end());
+
+  SaveBlock block;
+  block.reason = SaveBlock::Reason::unlink;
+  block.package = dist;
+  block.cleanup_dirs = std::move(cleanup_dirs);
+  const auto first_id = journal_.reserve_save_ids(present.size());
+  for (std::size_t i = 0; i < present.size(); ++i) block.paths.push_back({first_id + i, present[i]});
+  journal_.record(block);
+  for (const auto& saved : block.paths) {
+    const auto destination = journal_.saved_file(saved.id);
+    if (::renameat(prefix_fd_, saved.path.c_str(), AT_FDCWD, destination.c_str()) != 0 &&
+        errno != ENOENT) {
+      throw PrefixError("cannot remove " + prefix_text_ + "/" + saved.path + " (unlinking " +
+                        dist + "): " + std::strerror(errno));
+    }
+  }
+}
+
+PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
+                                        const std::optional<PythonLayout>& python,
+                                        const std::string& requested_spec) {
+  const auto& metadata = package.metadata;
+  const auto record_package = merged_record(package.record, metadata.index);
+  const auto dist = record_package.dist_str();
+  const bool noarch_python = record_package.noarch == specs::NoarchType::python ||
+                             metadata.link.noarch == specs::NoarchType::python;
+  if (noarch_python && !python) {
+    throw PrefixError(dist + " is a noarch: python package, but the prefix will have no python "
+                             "package; add python to the environment");
+  }
+  if (noarch_python && !package::is_safe_relative_path(python->site_packages)) {
+    throw PrefixError("the python package's site-packages path '" + python->site_packages +
+                      "' is not a path inside the prefix; its repodata record is damaged");
+  }
+
+  // Plan every path before touching anything: which directories to
+  // create, which existing files are in the way.
+  std::vector<Planned> planned;
+  planned.reserve(metadata.paths.paths.size() + metadata.link.entry_points.size());
+  std::vector<std::string> new_dirs;
+  std::vector<std::string> keep_dirs;
+  std::vector<const package::PathEntry*> directories;
+  std::vector<std::pair<std::string, std::string>> in_the_way;  // path, previous owner
+  std::unordered_set<std::string> targets;
+
+  const auto plan = [&](Planned item) {
+    if (is_reserved(item.target) || !package::is_safe_relative_path(item.target)) {
+      throw PrefixError(dist + " would install '" + item.target +
+                        "', which packages may not write; the package is malformed");
+    }
+    if (!targets.insert(item.target).second) return;  // listed twice: once is enough
+    ensure_directory(parent_of(item.target), new_dirs);
+    if (const auto owner = linked_owners_.find(item.target); owner != linked_owners_.end()) {
+      clobbers_.push_back({item.target, dist, owner->second});
+      item.replaces_linked = true;
+    } else if (may_exist(item.target)) {
+      struct stat info {};
+      if (::fstatat(prefix_fd_, item.target.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISDIR(info.st_mode)) {
+          throw PrefixError("cannot link " + dist + ": " + item.target +
+                            " is a directory in the prefix, where the package has a file");
+        }
+        const auto owner = kept_owners_.find(item.target);
+        in_the_way.emplace_back(item.target, owner == kept_owners_.end() ? "" : owner->second);
+      }
+    }
+    planned.push_back(std::move(item));
+  };
+
+  for (const auto& entry : metadata.paths.paths) {
+    const auto target = noarch_python ? noarch_python_target(entry.path, *python) : entry.path;
+    if (entry.path_type == package::PathType::directory) {
+      if (is_reserved(target)) {
+        throw PrefixError(dist + " would create the directory '" + target +
+                          "', which packages may not write; the package is malformed");
+      }
+      ensure_directory(target, new_dirs);
+      keep_dirs.push_back(target);
+      directories.push_back(&entry);
+      continue;
+    }
+    plan({&entry, nullptr, target, false});
+  }
+  if (noarch_python) {
+    for (const auto& entry_point : metadata.link.entry_points) {
+      plan({nullptr, &entry_point, "bin/" + entry_point.command, false});
+    }
+  }
+  const std::string record_path = "conda-meta/" + prefix_record_filename(record_package);
+
+  if (options_.conflicts == PathConflictPolicy::prevent) {
+    std::vector<std::string> conflicts;
+    for (const auto& [path, owner] : in_the_way) conflicts.push_back(path + " (" + describe_owner(owner) + ")");
+    for (const auto& clobber : clobbers_) {
+      if (clobber.winner == dist) conflicts.push_back(clobber.path + " (" + clobber.previous_owner + ")");
+    }
+    if (!conflicts.empty()) {
+      std::string list;
+      for (std::size_t i = 0; i < conflicts.size() && i < 10; ++i) list += "\n  " + conflicts[i];
+      if (conflicts.size() > 10) list += "\n  ... and " + std::to_string(conflicts.size() - 10) + " more";
+      throw PrefixError(dist + " would overwrite paths that other files already occupy:" + list +
+                        "\nremove the conflicting package first, or allow clobbering");
+    }
+  }
+  for (const auto& [path, owner] : in_the_way) clobbers_.push_back({path, dist, owner});
+
+  // Files in the way move to the saved area (a rollback puts them back).
+  if (!in_the_way.empty()) {
+    SaveBlock block;
+    block.reason = SaveBlock::Reason::clobber;
+    block.package = dist;
+    const auto first_id = journal_.reserve_save_ids(in_the_way.size());
+    for (std::size_t i = 0; i < in_the_way.size(); ++i) {
+      block.paths.push_back({first_id + i, in_the_way[i].first});
+    }
+    journal_.record(block);
+    for (const auto& saved : block.paths) {
+      if (::renameat(prefix_fd_, saved.path.c_str(), AT_FDCWD,
+                     journal_.saved_file(saved.id).c_str()) != 0) {
+        throw PrefixError("cannot move " + prefix_text_ + "/" + saved.path + " aside: " +
+                          std::strerror(errno));
+      }
+    }
+  }
+
+  CreateBlock create;
+  create.package = dist;
+  create.dirs = new_dirs;
+  create.keep_dirs = keep_dirs;
+  create.paths.reserve(planned.size() + 1);
+  for (const auto& item : planned) create.paths.push_back(item.target);
+  create.paths.push_back(record_path);
+  journal_.record(create);
+
+  for (const auto& dir : new_dirs) {
+    if (::mkdirat(prefix_fd_, dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      throw PrefixError("cannot create " + prefix_text_ + "/" + dir + ": " + std::strerror(errno));
+    }
+  }
+
+  const DirectoryHandle source(package.extracted_dir);
+  FilePlacement placement(prefix_fd_, source.fd(), prefix_text_, package.extracted_dir.string());
+  PrefixRecord record;
+  record.package = record_package;
+  record.has_paths_data = true;
+  record.paths.reserve(planned.size() + directories.size());
+  bool any_hardlink = false;
+  bool any_plain_copy = false;
+  for (const auto& item : planned) {
+    if (item.replaces_linked) ::unlinkat(prefix_fd_, item.target.c_str(), 0);
+    PrefixPathEntry path;
+    path.path = item.target;
+    if (item.entry_point != nullptr) {
+      const auto script =
+          entry_point_script(*item.entry_point, prefix_text_ + "/" + python->executable);
+      const auto placed = placement.write(item.target, script, 0755);
+      path.path_type = PrefixPathType::unix_python_entry_point;
+      path.sha256_in_prefix = placed.sha256_in_prefix;
+      path.size_in_bytes = placed.size;
+    } else {
+      const auto& entry = *item.entry;
+      path.sha256 = entry.sha256;
+      path.size_in_bytes = entry.size_in_bytes;
+      path.no_link = entry.no_link;
+      const bool symlink = entry.path_type == package::PathType::softlink ||
+                           (metadata.paths.from_legacy_files && placement.source_is_symlink(entry.path));
+      if (symlink) {
+        placement.symlink(entry.path, item.target);
+        path.path_type = PrefixPathType::softlink;
+        path.sha256_in_prefix = entry.sha256;
+      } else if (entry.has_prefix()) {
+        const auto placed = placement.replace_prefix(entry.path, item.target, entry);
+        path.prefix_placeholder = entry.prefix_placeholder;
+        path.file_mode = entry.file_mode;
+        path.sha256_in_prefix = placed.sha256_in_prefix;
+        path.size_in_bytes = placed.size;
+      } else {
+        bool cross_device = false;
+        const auto placed = placement.link_or_copy(
+            entry.path, item.target, entry,
+            options_.mode == LinkMode::hardlink && hardlinks_work_, cross_device);
+        if (cross_device) hardlinks_work_ = false;
+        (placed.copied ? any_plain_copy : any_hardlink) = true;
+        path.sha256_in_prefix = placed.sha256_in_prefix;
+        if (!path.size_in_bytes) path.size_in_bytes = placed.size;
+      }
+    }
+    record.paths.push_back(std::move(path));
+    count_linked_file();
+  }
+  for (const auto* entry : directories) {
+    PrefixPathEntry path;
+    path.path = noarch_python ? noarch_python_target(entry->path, *python) : entry->path;
+    path.path_type = PrefixPathType::directory;
+    record.paths.push_back(std::move(path));
+  }
+
+  record.files.reserve(record.paths.size());
+  for (const auto& path : record.paths) record.files.push_back(path.path);
+  record.extracted_package_dir = package.extracted_dir.string();
+  record.package_tarball_full_path = package.tarball.string();
+  record.link_source = package.extracted_dir.string();
+  // conda's link type: hard links unless the plain files had to be copied.
+  record.link_type = options_.mode == LinkMode::copy || (any_plain_copy && !any_hardlink)
+                         ? LinkType::copy
+                         : LinkType::hardlink;
+  record.requested_spec = requested_spec;
+  if (!requested_spec.empty()) record.requested_specs = {requested_spec};
+  placement.write(record_path, prefix_record_json(record), 0644);
+
+  for (const auto& item : planned) linked_owners_[item.target] = dist;
+  return record;
+}
+
+}  // namespace gpuenv::prefix

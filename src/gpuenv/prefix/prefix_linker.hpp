@@ -1,0 +1,98 @@
+// Linking packages into a prefix and unlinking them, one transaction's
+// worth, every change announced in the transaction journal first.
+//
+// Linking follows info/paths.json: a hard link to the package cache when
+// the cache is on the prefix's filesystem (else a copy), a copy with the
+// placeholder replaced for files that hold the build prefix, the same
+// symbolic links, the declared directories; noarch: python packages go to
+// the prefix's python (site-packages, bin/ entry points; .pyc files are
+// left for python to write). A path another package already has is a
+// clobber: reported, never silent, and an error under
+// PathConflictPolicy::prevent.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "gpuenv/prefix/package_cache.hpp"
+#include "gpuenv/prefix/prefix_record.hpp"
+#include "gpuenv/prefix/python_layout.hpp"
+#include "gpuenv/prefix/transaction_journal.hpp"
+
+namespace gpuenv::prefix {
+
+enum class PathConflictPolicy {
+  clobber,  // the later package's file wins; the clobber is reported (conda's default)
+  prevent,  // the transaction fails and is rolled back
+};
+
+enum class LinkMode {
+  hardlink,  // hard links where possible, copies across filesystems
+  copy,      // always copy (the cache may change under the prefix otherwise)
+};
+
+// One path that two owners wanted.
+struct PathClobber {
+  std::string path;
+  std::string winner;          // dist string of the package whose file is there now
+  std::string previous_owner;  // dist string, or empty: a file no package owned
+};
+
+struct LinkOptions {
+  PathConflictPolicy conflicts = PathConflictPolicy::clobber;
+  LinkMode mode = LinkMode::hardlink;
+  // Test hook: kill the process (SIGKILL) right after this many files were
+  // linked in the transaction. See TestCrashHook in transaction.hpp.
+  std::optional<std::size_t> crash_after_linked_files;
+};
+
+class PrefixLinker {
+ public:
+  // `kept` are the installed packages the transaction leaves in place:
+  // their files are what a new package clobbers.
+  PrefixLinker(std::filesystem::path prefix, TransactionJournal& journal, LinkOptions options,
+               const std::vector<PrefixRecord>& kept);
+  ~PrefixLinker();
+  PrefixLinker(const PrefixLinker&) = delete;
+  PrefixLinker& operator=(const PrefixLinker&) = delete;
+
+  // Moves every path `record` owns (and its conda-meta record, and the
+  // .pyc files python wrote for its .py files) out of the prefix into the
+  // journal's saved area. Paths a kept package also owns stay.
+  void unlink_package(const PrefixRecord& record);
+
+  // Links `package` and writes its conda-meta record, which it returns.
+  // `python` is the prefix's python after the transaction (needed for
+  // noarch: python packages). Throws PrefixError; the caller rolls back.
+  PrefixRecord link_package(const CachedPackage& package, const std::optional<PythonLayout>& python,
+                            const std::string& requested_spec);
+
+  const std::vector<PathClobber>& clobbers() const noexcept { return clobbers_; }
+  std::size_t linked_files() const noexcept { return linked_files_; }
+
+ private:
+  struct Planned;
+  void ensure_directory(const std::string& dir, std::vector<std::string>& to_create);
+  bool may_exist(const std::string& path) const;
+  void count_linked_file();
+
+  std::filesystem::path prefix_;
+  std::string prefix_text_;
+  int prefix_fd_ = -1;
+  TransactionJournal& journal_;
+  LinkOptions options_;
+  bool hardlinks_work_ = true;
+  std::unordered_map<std::string, std::string> kept_owners_;    // path -> dist
+  std::unordered_map<std::string, std::string> linked_owners_;  // path -> dist, this transaction
+  std::unordered_set<std::string> known_dirs_;                  // exist (or will, once planned)
+  std::unordered_set<std::string> created_dirs_;                // created by this transaction
+  std::vector<PathClobber> clobbers_;
+  std::size_t linked_files_ = 0;
+};
+
+}  // namespace gpuenv::prefix

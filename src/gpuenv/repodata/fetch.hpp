@@ -1,0 +1,78 @@
+// Fetching channel repodata: for each <channel>/<subdir>/ the decompressed
+// repodata.json on local disk, downloaded in parallel, revalidated with
+// conditional requests and kept in a cache, the way conda, mamba and
+// rattler's repodata gateway do it. Parsing the JSON is repodata::load's job.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <expected>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuenv::repodata {
+
+struct RepodataRequest {
+  // The subdir: "https://conda.anaconda.org/conda-forge/linux-64/",
+  // "file:///srv/channel/noarch/" or a plain path "/srv/channel/noarch".
+  std::string url;
+  std::string channel_display_name;  // "conda-forge": for messages and progress
+};
+
+struct FetchOptions {
+  std::filesystem::path cache_dir;
+  // Use the cache only; a subdir that is not cached is an error. Local
+  // channels are still read (they need no network).
+  bool offline = false;
+  int max_retries = 3;                   // repeats of a transiently failed request
+  std::chrono::milliseconds backoff{500};  // first retry delay, doubling after
+  std::chrono::seconds timeout{30};      // fail a transfer after this long without a byte
+  std::size_t max_parallel = 16;         // transfers in flight at once
+  // Use a cached copy without asking the server while it is younger than
+  // this. nullopt: follow the server's Cache-Control max-age (conda's and
+  // mamba's default); 0: always revalidate (conditional requests are cheap).
+  std::optional<std::chrono::seconds> ttl;
+  bool show_progress = true;  // only ever drawn when stderr is a terminal
+};
+
+enum class RepodataOrigin {
+  downloaded,    // a new copy arrived (200) and is now cached
+  not_modified,  // the server answered 304: the cached copy is current
+  cache,         // used from the cache without asking (fresh, or offline)
+  local,         // a local channel: its repodata.json used in place, or its
+                 // repodata.json.zst decompressed into the cache
+};
+
+struct FetchedRepodata {
+  std::filesystem::path json_path;  // decompressed repodata.json to parse
+  RepodataOrigin origin = RepodataOrigin::downloaded;
+  std::string source_url;  // where the data came from: ".../repodata.json.zst" or ".../repodata.json"
+};
+
+enum class FetchErrorKind {
+  invalid_location,  // not a URL or path gpuenv can fetch from
+  not_found,         // 404/410, or a local subdir without repodata
+  http_status,       // another error status (401, 403, 5xx after retries, ...)
+  network,           // timeouts, resets, DNS, TLS (after retries)
+  invalid_body,      // the server sent something that is not complete repodata
+  not_cached,        // offline, and the subdir was never downloaded
+  cache_io,          // the cache directory could not be written
+};
+
+struct FetchError {
+  FetchErrorKind kind = FetchErrorKind::network;
+  std::string url;      // the URL (or path) that failed
+  std::string channel;  // its channel's display name
+  std::string message;  // the whole story, ready to show: what failed, why, what to do
+};
+
+using FetchResult = std::expected<FetchedRepodata, FetchError>;
+
+// One result per request, in request order; one subdir failing never stops
+// the others. Requests naming the same subdir are fetched once.
+std::vector<FetchResult> fetch_repodata(const std::vector<RepodataRequest>& requests,
+                                        const FetchOptions& options);
+
+}  // namespace gpuenv::repodata

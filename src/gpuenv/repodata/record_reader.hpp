@@ -1,0 +1,31 @@
+// Internal to the repodata module: one package record object of a
+// repodata.json read into a RawRecord, fields in any order.
+#pragma once
+
+#include <simdjson.h>
+
+#include <string_view>
+#include <vector>
+
+#include "gpuenv/repodata/repodata_records.hpp"
+
+namespace gpuenv::repodata {
+
+class RecordReader {
+ public:
+  // Reads `object` (the value of `filename` in `packages`). Returns a
+  // simdjson error only when the document itself is broken; a record that
+  // is well-formed JSON but unusable (no name, a number that is text...)
+  // returns SUCCESS with `problem` saying why, so the caller can skip it.
+  // The record's spans point into this reader: valid until the next read.
+  simdjson::error_code read(simdjson::ondemand::object& object, std::string_view filename,
+                            RawRecord& record, std::string_view& problem);
+
+ private:
+  std::vector<std::string_view> depends_;
+  std::vector<std::string_view> constrains_;
+  std::vector<std::string_view> track_features_;
+  std::vector<std::string_view> features_;
+};
+
+}  // namespace gpuenv::repodata

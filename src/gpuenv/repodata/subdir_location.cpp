@@ -1,0 +1,140 @@
+#include "gpuenv/repodata/subdir_location.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace gpuenv::repodata {
+namespace {
+
+bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() &&
+         std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) ==
+                  std::tolower(static_cast<unsigned char>(b));
+         });
+}
+
+std::string with_trailing_slash(std::string url) {
+  while (url.size() > 1 && url.back() == '/' && url[url.size() - 2] == '/') url.pop_back();
+  if (url.empty() || url.back() != '/') url += '/';
+  return url;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::string file_url_from_path(const std::filesystem::path& absolute_path) {
+  static constexpr std::string_view hex = "0123456789ABCDEF";
+  std::string url = "file://";
+  for (const unsigned char c : absolute_path.string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      url += static_cast<char>(c);
+    } else {
+      url += '%';
+      url += hex[c >> 4];
+      url += hex[c & 0xF];
+    }
+  }
+  return url;
+}
+
+std::expected<std::filesystem::path, std::string> path_from_file_url(std::string_view url) {
+  if (!starts_with_ignoring_case(url, "file://")) {
+    return std::unexpected("'" + std::string(url) + "' is not a file:// URL");
+  }
+  std::string_view rest = url.substr(7);
+  // file://localhost/path names the same file as file:///path; any other host
+  // would be a network share, which a POSIX path cannot express.
+  if (starts_with_ignoring_case(rest, "localhost/")) rest.remove_prefix(9);
+  if (rest.empty() || rest.front() != '/') {
+    return std::unexpected("'" + std::string(url) +
+                           "' names a remote host; use file:///absolute/path for a local channel");
+  }
+  std::string decoded;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size()) {
+      const int high = hex_value(rest[i + 1]);
+      const int low = hex_value(rest[i + 2]);
+      if (high >= 0 && low >= 0) {
+        decoded += static_cast<char>(high * 16 + low);
+        i += 2;
+        continue;
+      }
+    }
+    decoded += rest[i];
+  }
+  return std::filesystem::path(decoded);
+}
+
+std::string redact_credentials(std::string_view url) {
+  std::string redacted(url);
+  const auto scheme_end = redacted.find("://");
+  if (scheme_end != std::string::npos) {
+    const auto authority = scheme_end + 3;
+    const auto path_start = std::min(redacted.find('/', authority), redacted.size());
+    const auto at = redacted.rfind('@', path_start);
+    if (at != std::string::npos && at > authority) {
+      const auto colon = redacted.find(':', authority);
+      if (colon != std::string::npos && colon < at) redacted.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  for (std::size_t at = redacted.find("/t/"); at != std::string::npos; at = redacted.find("/t/", at + 3)) {
+    const auto token_end = redacted.find('/', at + 3);
+    if (token_end == std::string::npos || token_end == at + 3) break;
+    redacted.replace(at + 3, token_end - at - 3, "***");
+  }
+  return redacted;
+}
+
+std::expected<SubdirLocation, std::string> SubdirLocation::parse(std::string_view url_or_path) {
+  if (url_or_path.empty()) return std::unexpected(std::string("the subdir location is empty"));
+  SubdirLocation location;
+  if (starts_with_ignoring_case(url_or_path, "http://") ||
+      starts_with_ignoring_case(url_or_path, "https://")) {
+    location.url_ = with_trailing_slash(std::string(url_or_path));
+    return location;
+  }
+  std::filesystem::path dir;
+  if (starts_with_ignoring_case(url_or_path, "file://")) {
+    auto path = path_from_file_url(url_or_path);
+    if (!path) return std::unexpected(path.error());
+    dir = std::move(*path);
+  } else if (url_or_path.find("://") != std::string_view::npos) {
+    return std::unexpected("cannot fetch '" + std::string(url_or_path) +
+                           "': only http://, https://, file:// URLs and local paths are supported");
+  } else {
+    // Relative paths are anchored now so the cache key does not depend on
+    // the directory a later run happens to start in.
+    std::error_code error;
+    dir = std::filesystem::absolute(std::filesystem::path(url_or_path), error);
+    if (error) {
+      return std::unexpected("cannot resolve the path '" + std::string(url_or_path) +
+                             "': " + error.message());
+    }
+  }
+  location.local_ = true;
+  location.local_dir_ = dir.lexically_normal();
+  if (location.local_dir_.has_filename() == false && location.local_dir_ != "/") {
+    location.local_dir_ = location.local_dir_.parent_path();
+  }
+  location.url_ = with_trailing_slash(file_url_from_path(location.local_dir_));
+  return location;
+}
+
+std::string SubdirLocation::repodata_url(bool zst) const {
+  return url_ + (zst ? "repodata.json.zst" : "repodata.json");
+}
+
+std::string SubdirLocation::subdir_name() const {
+  const std::string_view trimmed(url_.data(), url_.size() - 1);  // drop the trailing '/'
+  const auto slash = trimmed.rfind('/');
+  return std::string(slash == std::string_view::npos ? trimmed : trimmed.substr(slash + 1));
+}
+
+}  // namespace gpuenv::repodata

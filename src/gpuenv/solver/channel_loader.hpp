@@ -1,0 +1,49 @@
+// Channels as a user names them, loaded into a PackageDatabase: each
+// channel (or each member of a multichannel such as `defaults`) resolved to
+// its subdirs for the target platform plus noarch, their repodata fetched
+// (repodata::fetch_repodata: HTTP(S) with its cache, local channels in
+// place), parsed or read from the .solv cache, and ranked in the order
+// given (the first channel is the most preferred).
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpuenv/solver/package_database.hpp"
+#include "gpuenv/specs/channel.hpp"
+
+namespace gpuenv::solver {
+
+struct ChannelLoadOptions {
+  std::vector<std::string> channels;  // as the user wrote them, most preferred first
+  specs::ChannelContext context;
+  std::string platform;  // the subdir solved for ("linux-64"); noarch is always added
+  // gpuenv's cache directory: repodata/ and solv/ are kept under it. Empty:
+  // no caching (local channels still load; remote ones cannot be fetched).
+  std::filesystem::path cache_dir;
+  bool offline = false;
+  bool show_progress = false;
+};
+
+struct LoadedSubdir {
+  ChannelSubdir source;
+  LoadReport report;
+};
+
+struct ChannelLoadResult {
+  std::vector<LoadedSubdir> subdirs;
+  // Things a user may want to know that did not stop the load (skipped
+  // records, a .solv cache that could not be written).
+  std::vector<std::string> warnings;
+};
+
+// Fails with a message naming the channel, the subdir and what to do when
+// a channel cannot be resolved, fetched or parsed. A platform subdir a
+// channel does not have is empty (as in conda); a channel without noarch
+// is not a channel.
+std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& database,
+                                                            const ChannelLoadOptions& options);
+
+}  // namespace gpuenv::solver

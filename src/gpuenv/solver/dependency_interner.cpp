@@ -1,0 +1,57 @@
+#include "gpuenv/solver/dependency_interner.hpp"
+
+#include <algorithm>
+
+#include "gpuenv/specs/match_spec.hpp"
+#include "gpuenv/specs/spec_error.hpp"
+
+namespace gpuenv::solver {
+namespace {
+
+// libsolv's conda parser reads `name version build` only. Brackets
+// (`numpy[version='>=1.8']`) and channel prefixes need conda's grammar
+// first; the result is cut back to what libsolv can express.
+bool needs_matchspec_grammar(std::string_view spec) noexcept {
+  return spec.find('[') != std::string_view::npos || spec.find("::") != std::string_view::npos;
+}
+
+Id parse_with_libsolv(Pool* pool, std::string& scratch, std::string_view spec) {
+  scratch.assign(spec);
+  return pool_conda_matchspec(pool, scratch.c_str());
+}
+
+Id parse_dependency(Pool* pool, std::string& scratch, std::string_view spec) {
+  if (!needs_matchspec_grammar(spec)) return parse_with_libsolv(pool, scratch, spec);
+  try {
+    const auto parsed = specs::MatchSpec::parse(spec);
+    return parse_with_libsolv(pool, scratch, parsed.conda_build_form());
+  } catch (const specs::SpecError&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+// The cache stores id + 1 so that 0 means "not parsed yet".
+Id DependencyInterner::intern(std::string_view spec) {
+  const Id text = pool_strn2id(pool_, spec.data(), static_cast<unsigned int>(spec.size()), 1);
+  const auto slot = static_cast<std::size_t>(text);
+  if (slot >= cache_.size()) cache_.resize(std::max<std::size_t>(slot + 1, cache_.size() * 2), 0);
+  if (cache_[slot] != 0) return cache_[slot] - 1;
+  const Id id = parse(spec);
+  cache_[slot] = id + 1;
+  return id;
+}
+
+Id DependencyInterner::parse(std::string_view spec) {
+  const Id id = parse_dependency(pool_, scratch_, spec);
+  if (id == 0) ++unreadable_;
+  return id;
+}
+
+Id intern_dependency(Pool* pool, std::string_view spec) {
+  std::string scratch;
+  return parse_dependency(pool, scratch, spec);
+}
+
+}  // namespace gpuenv::solver

@@ -1,0 +1,40 @@
+// An unsatisfiable request explained as a short tree in the user's terms:
+// from what was asked for, through the packages that could have satisfied
+// it, down to the reasons they cannot (nothing provides X, X excludes Y,
+// this driver is too old...). Virtual package failures name the machine's
+// facts and the way out.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpuenv/solver/machine_facts.hpp"
+#include "gpuenv/solver/problem_graph.hpp"
+
+namespace gpuenv::solver {
+
+struct ProblemNode {
+  std::string text;
+  std::vector<ProblemNode> children;
+};
+
+struct ProblemTree {
+  ProblemNode root;
+  // The most telling leaf, for one-line summaries.
+  std::string key_reason;
+};
+
+// One tree per job the problem involves (usually one).
+std::vector<ProblemTree> explain_problem(const ProblemGraph& graph, const MachineFacts& machine);
+
+// A tree as lines: the root, then children drawn with ├─ └─ │.
+std::vector<std::string> render_tree(const ProblemNode& root);
+
+// What to say about `requirer` needing the virtual package `dependency`
+// (`__cuda >=12`) that this machine lacks or has too old: the machine's
+// facts and the way out. `other_builds_fit`: another build of the same
+// package works here.
+std::string virtual_requirement_text(const std::string& requirer, const std::string& dependency,
+                                     const MachineFacts& machine, bool other_builds_fit);
+
+}  // namespace gpuenv::solver

@@ -1,0 +1,161 @@
+#include "gpuenv/solver/package_database.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "gpuenv/repodata/package_url.hpp"
+#include "gpuenv/repodata/repodata_parser.hpp"
+#include "gpuenv/solver/pool_state.hpp"
+#include "gpuenv/solver/repo_writer.hpp"
+#include "gpuenv/solver/solv_cache.hpp"
+#include "gpuenv/solver/solvable_record.hpp"
+#include "gpuenv/solver/spec_matching.hpp"
+
+namespace gpuenv::solver {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Restores what RepoWriter::on_header recorded, for a repo read from cache.
+void restore_facts(PoolState& state, Repo* repo) {
+  auto& facts = *static_cast<RepoFacts*>(repo->appdata);
+  if (const char* subdir = repo_lookup_str(repo, SOLVID_META, state.keys.cache_subdir); subdir && *subdir) {
+    facts.source.subdir = subdir;
+  }
+  const char* base_url = repo_lookup_str(repo, SOLVID_META, state.keys.cache_base_url);
+  facts.package_base_url =
+      repodata::package_directory_url(facts.source.subdir_url, base_url != nullptr ? base_url : "");
+}
+
+}  // namespace
+
+PackageDatabase::PackageDatabase() : state_(std::make_unique<PoolState>()) {}
+PackageDatabase::~PackageDatabase() = default;
+PackageDatabase::PackageDatabase(PackageDatabase&&) noexcept = default;
+PackageDatabase& PackageDatabase::operator=(PackageDatabase&&) noexcept = default;
+
+std::expected<LoadReport, repodata::RepodataError> PackageDatabase::add_repodata(
+    const std::filesystem::path& repodata_json, const ChannelSubdir& source, const LoadOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  LoadReport report;
+  Repo* repo = state_->create_repo(RepoKind::channel, source,
+                                   repodata::package_directory_url(source.subdir_url, ""));
+
+  std::optional<SolvCacheEntry> cache;
+  if (!options.solv_cache_dir.empty()) {
+    cache = solv_cache_entry(options.solv_cache_dir, repodata_json, source, options.only_tar_bz2);
+  }
+  if (cache) {
+    if (auto loaded = read_solv_cache(*state_, repo, *cache)) {
+      restore_facts(*state_, repo);
+      state_->invalidate_whatprovides();
+      report.records = static_cast<std::size_t>(repo->nsolvables);
+      report.from_solv_cache = true;
+      report.seconds = seconds_since(start);
+      return report;
+    } else {
+      report.solv_cache_note = loaded.error();
+    }
+  }
+
+  RepoWriter writer(*state_, repo);
+  repodata::ParseOptions parse_options;
+  parse_options.source_label = options.source_label.empty() ? repodata_json.string() : options.source_label;
+  parse_options.only_tar_bz2 = options.only_tar_bz2;
+  auto parsed = repodata::parse_repodata_file(repodata_json, writer, parse_options);
+  if (!parsed) {
+    repo_free(repo, 1);
+    state_->invalidate_whatprovides();
+    return std::unexpected(std::move(parsed.error()));
+  }
+  writer.finish();
+  report.records = parsed->records;
+  report.skipped_records = parsed->skipped;
+  report.first_skipped = std::move(parsed->first_skipped);
+  if (cache) {
+    if (auto written = write_solv_cache(*state_, repo, *cache); !written) {
+      report.solv_cache_write_error = written.error();
+    }
+  }
+  report.seconds = seconds_since(start);
+  return report;
+}
+
+void PackageDatabase::add_records(const std::vector<specs::PackageRecord>& records,
+                                  const ChannelSubdir& source) {
+  Repo* repo = state_->create_repo(RepoKind::channel, source,
+                                   repodata::package_directory_url(source.subdir_url, ""));
+  RepoWriter writer(*state_, repo);
+  for (const auto& record : records) writer.add(record, false);
+  writer.finish();
+}
+
+void PackageDatabase::set_installed(const std::vector<specs::PackageRecord>& installed,
+                                    const std::vector<system::VirtualPackage>& virtual_packages) {
+  for (Repo** old : {&state_->installed, &state_->machine}) {
+    if (*old != nullptr) repo_free(*old, 1);
+    *old = nullptr;
+  }
+  state_->virtual_packages.clear();
+  ChannelSubdir source;
+  source.channel_name = "installed";
+  const RepoKind kind = installed.empty() ? RepoKind::machine : RepoKind::installed;
+  Repo* repo = state_->create_repo(kind, source, "");
+  RepoWriter writer(*state_, repo);
+  for (const auto& record : installed) writer.add(record, true);
+  for (const auto& virtual_package : virtual_packages) {
+    specs::PackageRecord record;
+    record.name = virtual_package.name;
+    record.set_version(virtual_package.version);
+    record.build = virtual_package.build;
+    record.fn = record.dist_str() + ".tar.bz2";
+    state_->virtual_packages.push_back(writer.add(record, true));
+  }
+  writer.finish();
+  if (kind == RepoKind::installed) {
+    pool_set_installed(state_->pool, repo);
+    state_->installed = repo;
+  } else {
+    state_->machine = repo;
+  }
+}
+
+std::vector<specs::PackageRecord> PackageDatabase::search(const specs::MatchSpec& spec) const {
+  state_->ensure_whatprovides();
+  auto ids = matching_solvables(*state_, spec, MatchScope::channels);
+  Pool* pool = state_->pool;
+  // Newest first, as conda search lists them in reverse.
+  std::sort(ids.begin(), ids.end(), [&](Id a, Id b) {
+    const Solvable* sa = pool->solvables + a;
+    const Solvable* sb = pool->solvables + b;
+    if (sa->name != sb->name) {
+      return std::string_view(pool_id2str(pool, sa->name)) < pool_id2str(pool, sb->name);
+    }
+    if (const int c = pool_evrcmp(pool, sa->evr, sb->evr, EVRCMP_COMPARE); c != 0) return c > 0;
+    const auto na = solvable_lookup_num(const_cast<Solvable*>(sa), state_->keys.build_number, 0);
+    const auto nb = solvable_lookup_num(const_cast<Solvable*>(sb), state_->keys.build_number, 0);
+    if (na != nb) return na > nb;
+    const int ra = PoolState::facts_of(sa->repo).source.channel_rank;
+    const int rb = PoolState::facts_of(sb->repo).source.channel_rank;
+    if (ra != rb) return ra < rb;
+    return a < b;
+  });
+  std::vector<specs::PackageRecord> records;
+  records.reserve(ids.size());
+  for (const Id p : ids) records.push_back(record_of(*state_, p));
+  return records;
+}
+
+std::size_t PackageDatabase::channel_record_count() const {
+  std::size_t count = 0;
+  Pool* pool = state_->pool;
+  for (int i = 1; i < pool->nrepos; ++i) {
+    const Repo* repo = pool->repos[i];
+    if (repo != nullptr && PoolState::is_channel(repo)) count += static_cast<std::size_t>(repo->nsolvables);
+  }
+  return count;
+}
+
+}  // namespace gpuenv::solver

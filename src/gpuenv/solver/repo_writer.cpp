@@ -1,0 +1,181 @@
+#include "gpuenv/solver/repo_writer.hpp"
+
+#include <vector>
+
+#include "gpuenv/repodata/package_url.hpp"
+
+namespace gpuenv::solver {
+namespace {
+
+int hex_value(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Whether `filename` is name-version-build followed by `extension`: true for
+// nearly every record, which then needs no stored file name.
+bool is_standard_filename(std::string_view filename, std::string_view name, std::string_view version,
+                          std::string_view build, std::string_view extension) noexcept {
+  if (filename.size() != name.size() + version.size() + build.size() + 2 + extension.size()) return false;
+  std::size_t at = 0;
+  const auto take = [&](std::string_view part) {
+    if (filename.substr(at, part.size()) != part) return false;
+    at += part.size();
+    return true;
+  };
+  return take(name) && take("-") && take(version) && take("-") && take(build) && take(extension);
+}
+
+}  // namespace
+
+RepoWriter::RepoWriter(PoolState& state, Repo* repo)
+    : state_(state), repo_(repo), data_(repo_add_repodata(repo, 0)), dependencies_(state.pool) {
+  repo_subdir_ = intern(PoolState::facts_of(repo).source.subdir);
+}
+
+void RepoWriter::on_header(const repodata::RepodataHeader& header) {
+  auto& facts = *static_cast<RepoFacts*>(repo_->appdata);
+  if (!header.subdir.empty()) {
+    facts.source.subdir = header.subdir;
+    repo_subdir_ = intern(header.subdir);
+  }
+  facts.package_base_url = repodata::package_directory_url(facts.source.subdir_url, header.base_url);
+  // Kept with the repo so that a .solv cache restores the same facts.
+  repodata_set_str(data_, SOLVID_META, state_.keys.cache_subdir, facts.source.subdir.c_str());
+  repodata_set_str(data_, SOLVID_META, state_.keys.cache_base_url, header.base_url.c_str());
+}
+
+Id RepoWriter::build_number_id(std::uint64_t number) {
+  if (number < small_build_numbers_.size() && small_build_numbers_[number] != 0) {
+    return small_build_numbers_[number];
+  }
+  const Id id = intern(std::to_string(number));
+  if (number < small_build_numbers_.size()) small_build_numbers_[number] = id;
+  return id;
+}
+
+Id RepoWriter::add_identity(const Identity& identity) {
+  Pool* pool = state_.pool;
+  const Id p = repo_add_solvable(repo_);
+  Solvable* s = pool_id2solvable(pool, p);
+  s->name = intern(identity.name);
+  s->evr = intern(identity.version);
+  // conda packages provide only themselves.
+  s->provides = repo_addid_dep(repo_, s->provides, pool_rel2id(pool, s->name, s->evr, REL_EQ, 1), 0);
+  repodata_set_id(data_, p, SOLVABLE_BUILDFLAVOR, intern(identity.build));
+  repodata_set_id(data_, p, SOLVABLE_BUILDVERSION, build_number_id(identity.build_number));
+  repodata_set_num(data_, p, state_.keys.build_number, identity.build_number);
+
+  if (is_standard_filename(identity.filename, identity.name, identity.version, identity.build, ".conda")) {
+    repodata_set_void(data_, p, state_.keys.conda_archive);
+  } else if (!is_standard_filename(identity.filename, identity.name, identity.version, identity.build,
+                                   ".tar.bz2")) {
+    scratch_.assign(identity.filename);
+    repodata_set_str(data_, p, SOLVABLE_MEDIAFILE, scratch_.c_str());
+  }
+  if (!identity.subdir.empty()) {
+    const Id subdir = intern(identity.subdir);
+    if (subdir != repo_subdir_) repodata_set_id(data_, p, SOLVABLE_MEDIADIR, subdir);
+  }
+  return p;
+}
+
+void RepoWriter::set_checksum(Id solvable, Id key, Id type, std::string_view hex, std::size_t bytes) {
+  if (hex.size() != bytes * 2) return;
+  unsigned char binary[32];
+  for (std::size_t i = 0; i < bytes; ++i) {
+    const int high = hex_value(hex[2 * i]);
+    const int low = hex_value(hex[2 * i + 1]);
+    if (high < 0 || low < 0) return;  // not a checksum: better none than a wrong one
+    binary[i] = static_cast<unsigned char>(high * 16 + low);
+  }
+  repodata_set_bin_checksum(data_, solvable, key, type, binary);
+}
+
+void RepoWriter::on_record(const repodata::RawRecord& record) { write(record, true); }
+
+Id RepoWriter::write(const repodata::RawRecord& record, bool cache_dependencies) {
+  const Id p = add_identity({record.name, record.version, record.build, record.filename, record.subdir,
+                             record.build_number});
+  const auto dependency_id = [&](std::string_view text) {
+    return cache_dependencies ? dependencies_.intern(text) : intern_dependency(state_.pool, text);
+  };
+  Solvable* s = pool_id2solvable(state_.pool, p);
+  for (const auto dependency : record.depends) {
+    if (const Id id = dependency_id(dependency)) {
+      s->solv_requires = repo_addid_dep(repo_, s->solv_requires, id, 0);
+    }
+  }
+  for (const auto constraint : record.constrains) {
+    if (const Id id = dependency_id(constraint)) repodata_add_idarray(data_, p, SOLVABLE_CONSTRAINS, id);
+  }
+  for (const auto feature : record.track_features) {
+    repodata_add_idarray(data_, p, SOLVABLE_TRACK_FEATURES, intern(feature));
+  }
+  for (const auto feature : record.features) {
+    repodata_add_idarray(data_, p, state_.keys.features, intern(feature));
+  }
+  set_checksum(p, SOLVABLE_PKGID, REPOKEY_TYPE_MD5, record.md5, 16);
+  set_checksum(p, SOLVABLE_CHECKSUM, REPOKEY_TYPE_SHA256, record.sha256, 32);
+  if (record.size) repodata_set_num(data_, p, SOLVABLE_DOWNLOADSIZE, *record.size);
+  if (record.timestamp_ms != 0) repodata_set_num(data_, p, SOLVABLE_BUILDTIME, record.timestamp_ms);
+  if (!record.license.empty()) repodata_set_id(data_, p, SOLVABLE_LICENSE, intern(record.license));
+  if (!record.license_family.empty()) {
+    repodata_set_id(data_, p, state_.keys.license_family, intern(record.license_family));
+  }
+  if (record.noarch != specs::NoarchType::none) {
+    repodata_set_id(data_, p, state_.keys.noarch, intern(specs::to_string(record.noarch)));
+  }
+  if (!record.python_site_packages_path.empty()) {
+    scratch_.assign(record.python_site_packages_path);
+    repodata_set_str(data_, p, state_.keys.python_site_packages_path, scratch_.c_str());
+  }
+  return p;
+}
+
+Id RepoWriter::add(const specs::PackageRecord& record, bool keep_origin) {
+  // Seen through the parser's view type, so both paths store records alike.
+  const std::string filename = record.fn.empty() ? record.dist_str() + ".tar.bz2" : record.fn;
+  const auto views = [](const std::vector<std::string>& strings) {
+    return std::vector<std::string_view>(strings.begin(), strings.end());
+  };
+  const auto depends = views(record.depends);
+  const auto constrains = views(record.constrains);
+  const auto track_features = views(record.track_features);
+  const auto features = views(record.features);
+  repodata::RawRecord raw;
+  raw.filename = filename;
+  raw.archive = repodata::archive_kind_of(filename);
+  raw.name = record.name;
+  raw.version = record.version;
+  raw.build = record.build;
+  raw.build_number = record.build_number;
+  raw.subdir = record.subdir;
+  raw.md5 = record.md5;
+  raw.sha256 = record.sha256;
+  raw.size = record.size;
+  raw.timestamp_ms = record.timestamp;
+  raw.license = record.license;
+  raw.license_family = record.license_family;
+  raw.noarch = record.noarch;
+  raw.python_site_packages_path = record.python_site_packages_path;
+  raw.depends = depends;
+  raw.constrains = constrains;
+  raw.track_features = track_features;
+  raw.features = features;
+  const Id p = write(raw, false);
+  if (keep_origin) {
+    if (!record.channel.empty()) repodata_set_str(data_, p, state_.keys.channel, record.channel.c_str());
+    if (!record.url.empty()) repodata_set_str(data_, p, state_.keys.url, record.url.c_str());
+  }
+  return p;
+}
+
+void RepoWriter::finish() {
+  repo_internalize(repo_);
+  state_.invalidate_whatprovides();
+}
+
+}  // namespace gpuenv::solver

@@ -1,0 +1,163 @@
+// Downloading package files over HTTP from a real local server: in
+// parallel, hashed while streaming, retried on transient failures.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <future>
+#include <random>
+
+#include "gpuenv/package/downloader.hpp"
+#include "support/temp_directory.hpp"
+#include "support/test_http_server.hpp"
+
+namespace gpuenv::package {
+namespace {
+
+using testing::TempDirectory;
+using testing::TestHttpServer;
+
+std::string random_bytes(std::size_t size, unsigned seed) {
+  std::mt19937 generator(seed);
+  std::string bytes(size, '\0');
+  for (auto& byte : bytes) byte = static_cast<char>(generator() & 0xff);
+  return bytes;
+}
+
+void write(const std::filesystem::path& path, const std::string& content) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << content;
+}
+
+DownloadRequest request_for(std::string url, std::filesystem::path destination) {
+  DownloadRequest request;
+  request.url = std::move(url);
+  request.destination = std::move(destination);
+  return request;
+}
+
+// Runs the requests and waits for all completions.
+std::vector<DownloadResult> download_all(const std::vector<DownloadRequest>& requests,
+                                         DownloaderOptions options = {}) {
+  std::vector<std::promise<DownloadResult>> promises(requests.size());
+  std::vector<std::future<DownloadResult>> futures;
+  for (auto& promise : promises) futures.push_back(promise.get_future());
+  std::vector<DownloadResult> results;
+  Downloader downloader(options);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    downloader.submit(requests[i], [&promises, i](DownloadResult result) {
+      promises[i].set_value(std::move(result));
+    });
+  }
+  for (auto& future : futures) results.push_back(future.get());
+  return results;
+}
+
+TEST(PackageDownloader, DownloadsManyFilesInParallelAndHashesThem) {
+  TempDirectory scratch;
+  TestHttpServer server(scratch / "served");
+  std::vector<DownloadRequest> requests;
+  std::vector<std::string> contents;
+  for (unsigned i = 0; i < 12; ++i) {
+    contents.push_back(random_bytes(100000 + i * 7919, i));
+    const auto name = "pkg" + std::to_string(i) + ".conda";
+    write(scratch / "served" / name, contents.back());
+    DownloadRequest request;
+    request.url = server.url("/" + name);
+    request.destination = scratch / "out" / name;
+    request.want_md5 = true;
+    request.expected_size = contents.back().size();
+    requests.push_back(request);
+  }
+  std::filesystem::create_directories(scratch / "out");
+  const auto results = download_all(requests);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].error;
+    EXPECT_EQ(results[i].http_status, 200);
+    EXPECT_EQ(results[i].digests.sha256, sha256_hex(contents[i]));
+    EXPECT_EQ(results[i].digests.size, contents[i].size());
+    StreamingHash md5(HashAlgorithm::md5);
+    md5.update(contents[i]);
+    EXPECT_EQ(results[i].digests.md5, md5.finish_hex());
+    EXPECT_EQ(hash_file(requests[i].destination, true, false).sha256, results[i].digests.sha256);
+  }
+}
+
+TEST(PackageDownloader, RetriesATruncatedTransfer) {
+  TempDirectory scratch;
+  TestHttpServer server(scratch / "served");
+  const auto content = random_bytes(300000, 7);
+  write(scratch / "served/pkg.conda", content);
+  server.fault("/pkg.conda", {{"kind", "truncate"}, {"times", 1}});
+  auto request = request_for(server.url("/pkg.conda"), scratch / "pkg.conda");
+  const auto results = download_all({request}, {.retry_delay = std::chrono::milliseconds(10)});
+  ASSERT_TRUE(results[0].ok()) << results[0].error;
+  EXPECT_EQ(results[0].digests.sha256, sha256_hex(content));
+  EXPECT_EQ(server.requests_for("/pkg.conda").size(), 2u);
+}
+
+TEST(PackageDownloader, GivesUpOnServerErrorsAfterItsRetries) {
+  TempDirectory scratch;
+  TestHttpServer server(scratch / "served");
+  write(scratch / "served/pkg.conda", "x");
+  server.fail_with_status("/pkg.conda", 503, -1);
+  auto request = request_for(server.url("/pkg.conda"), scratch / "pkg.conda");
+  const auto results =
+      download_all({request}, {.retries = 2, .retry_delay = std::chrono::milliseconds(10)});
+  ASSERT_FALSE(results[0].ok());
+  EXPECT_NE(results[0].error.find("HTTP 503"), std::string::npos) << results[0].error;
+  EXPECT_NE(results[0].error.find(request.url), std::string::npos) << results[0].error;
+  EXPECT_EQ(server.requests_for("/pkg.conda").size(), 3u);
+}
+
+TEST(PackageDownloader, ReportsAMissingFileWithoutRetrying) {
+  TempDirectory scratch;
+  TestHttpServer server(scratch / "served");
+  std::filesystem::create_directories(scratch / "served");
+  auto request = request_for(server.url("/missing.conda"), scratch / "missing.conda");
+  const auto results = download_all({request});
+  ASSERT_FALSE(results[0].ok());
+  EXPECT_NE(results[0].error.find("HTTP 404"), std::string::npos) << results[0].error;
+  EXPECT_NE(results[0].error.find("stale"), std::string::npos) << results[0].error;
+  EXPECT_EQ(server.requests_for("/missing.conda").size(), 1u);
+}
+
+TEST(PackageDownloader, CutsOffABodyLargerThanAnnounced) {
+  TempDirectory scratch;
+  TestHttpServer server(scratch / "served");
+  write(scratch / "served/pkg.conda", random_bytes(200000, 3));
+  auto request = request_for(server.url("/pkg.conda"), scratch / "pkg.conda");
+  request.expected_size = 1000;
+  const auto results = download_all({request});
+  ASSERT_FALSE(results[0].ok());
+  EXPECT_NE(results[0].error.find("1000 bytes"), std::string::npos) << results[0].error;
+}
+
+TEST(PackageDownloader, ReportsAConnectionRefused) {
+  TempDirectory scratch;
+  // Port 9 (discard) on loopback: nothing listens there in a test machine.
+  auto request = request_for("http://127.0.0.1:9/pkg.conda", scratch / "pkg.conda");
+  const auto results = download_all({request}, {.retries = 0});
+  ASSERT_FALSE(results[0].ok());
+  EXPECT_NE(results[0].error.find("http://127.0.0.1:9/pkg.conda"), std::string::npos);
+}
+
+TEST(PackageLocalCopy, CopiesAndHashes) {
+  TempDirectory scratch;
+  const auto content = random_bytes(50000, 11);
+  write(scratch / "chan dir/pkg.conda", content);
+  const auto source = local_path_of_url("file://" + (scratch / "chan%20dir/pkg.conda").string());
+  ASSERT_TRUE(source);
+  EXPECT_EQ(*source, scratch / "chan dir/pkg.conda");
+  auto request = request_for("file://x", scratch / "copy.conda");
+  request.want_md5 = true;
+  const auto result = copy_local_package(*source, request);
+  ASSERT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.digests.sha256, sha256_hex(content));
+  EXPECT_EQ(hash_file(scratch / "copy.conda", true, false).sha256, sha256_hex(content));
+  request.expected_size = 10;
+  EXPECT_FALSE(copy_local_package(*source, request).ok());
+  EXPECT_FALSE(local_path_of_url("https://example.com/x.conda"));
+}
+
+}  // namespace
+}  // namespace gpuenv::package

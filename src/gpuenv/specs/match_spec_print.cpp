@@ -1,6 +1,7 @@
 // conda's and rattler's printed forms of a MatchSpec.
 #include <algorithm>
 
+#include "gpuenv/specs/platform.hpp"
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/match_spec_extra.hpp"
 #include "gpuenv/specs/spec_error.hpp"
@@ -64,9 +65,10 @@ class MatchSpecPrinter {
     }
     if (!spec_.subdirs().empty()) {
       const std::string subdirs = spec_.subdir_str();
-      // One subdir goes after the channel; libmamba's lists stay in brackets
-      // so the text reads back the same.
-      if (channel_exact && spec_.subdirs().size() == 1) {
+      // One known subdir goes after the channel; libmamba's lists and
+      // patterns stay in brackets so the text reads back the same (a glob
+      // after the channel would read back as part of its path: fuzz finding).
+      if (channel_exact && spec_.subdirs().size() == 1 && Platform::parse(subdirs).has_value()) {
         out_ += "/" + subdirs;
       } else {
         brackets_.push_back(key_value("subdir", subdirs));

@@ -263,6 +263,16 @@ TEST(MatchSpecRobustness, PackageFileWithAnEmptyPartIsRejected) {
   EXPECT_NE(error.reason().find("control characters"), std::string::npos) << error.what();
 }
 
+// Found by fuzz_match_spec: a subdir pattern printed after the channel read
+// back as part of the channel's path.
+TEST(MatchSpecRobustness, SubdirPatternStaysInBrackets) {
+  int parsed = 0;
+  check_printers_of("numpy[channel=https://repo.gf/seer/osx-65, subdir=l*inux-64]", parsed);
+  EXPECT_EQ(parsed, 1);
+  EXPECT_EQ(MatchSpec::parse("numpy[channel=conda-forge, subdir=linux-64]").str(),
+            "conda-forge/linux-64::numpy");
+}
+
 TEST(MatchSpecRobustness, RandomTextParsesOrThrowsAndPrintsStably) {
   // A cheap, deterministic cousin of tests/fuzz/fuzz_match_spec.cpp: random
   // characters, then random pieces of real specs.

@@ -13,7 +13,7 @@ packages=(
   libcurl4-openssl-dev libyaml-cpp-dev libarchive-dev libsimdjson-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libzstd-dev
   zlib1g-dev libbz2-dev liblzma-dev libexpat1-dev
-  googletest libgtest-dev libgmock-dev python3
+  googletest libgtest-dev libgmock-dev python3 zstd
 )
 
 log() { printf '[setup] %s\n' "$*" >&2; }

@@ -497,7 +497,16 @@ class MatchSpecParser {
     spec_.name_ = StringMatcher::exact(lowered(dist.substr(0, version_dash)),
                                        StringMatcher::Case::insensitive);
     set_version(std::string(dist.substr(version_dash + 1, build_dash - version_dash - 1)), target);
-    spec_.build_ = StringMatcher::exact(dist.substr(build_dash + 1));
+    // The same CEP 26 check as a written build: a ':' here printed as
+    // `name==1.0=py39:_0` and read back as a channel separator (fuzz finding).
+    const std::string_view file_build = dist.substr(build_dash + 1);
+    if (!std::all_of(file_build.begin(), file_build.end(),
+                     [](char c) { return c != '*' && is_build_char(c); })) {
+      fail("the build string '" + std::string(file_build) + "' of the package file '" + filename +
+               "' contains invalid characters (CEP 26: letters, digits, _ . +)",
+           target);
+    }
+    spec_.build_ = StringMatcher::exact(file_build);
 
     auto& fields = extra();
     fields.fn = filename;

@@ -259,6 +259,9 @@ TEST(MatchSpecRobustness, PackageFileWithAnEmptyPartIsRejected) {
     EXPECT_NE(error.reason().find("is not name-version-build"), std::string::npos)
         << error.what();
   }
+  const auto bad_build = parse_error(
+      "https://conda.anaconda.org/conda-forge/linux-64/py-rattler-0.6.1-py39h81:_0.conda");
+  EXPECT_NE(bad_build.reason().find("invalid characters"), std::string::npos) << bad_build.what();
   const auto error = parse_error(std::string("/tmp/a\0b/linux-64/foo-1.0-0.conda", 33));
   EXPECT_NE(error.reason().find("control characters"), std::string::npos) << error.what();
 }

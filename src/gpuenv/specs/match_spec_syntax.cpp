@@ -345,6 +345,11 @@ std::vector<std::string> parse_list(std::string_view value, std::string_view whe
       item = trim(item.substr(1, item.size() - 2));
     }
     if (item.empty()) reporter.fail("a list item is empty", where);
+    // Printed lists quote each item, so a quote inside one would end it early
+    // when read back (fuzz finding).
+    if (item.find_first_of("'\"") != std::string_view::npos) {
+      reporter.fail("a list item cannot contain quotes", where);
+    }
     items.emplace_back(item);
   };
   std::size_t start = 0;

@@ -276,6 +276,15 @@ TEST(MatchSpecRobustness, SubdirPatternStaysInBrackets) {
             "conda-forge/linux-64::numpy");
 }
 
+// Found by fuzz_match_spec: a quote inside a list item ended it early when
+// the printed list was read back.
+TEST(MatchSpecRobustness, ListItemsCannotContainQuotes) {
+  const auto error = parse_error("python[extras=[aa'b,c'd]]");
+  EXPECT_NE(error.reason().find("cannot contain quotes"), std::string::npos) << error.what();
+  EXPECT_EQ(MatchSpec::parse("python[extras=['a', \"b\"]]").str(),
+            MatchSpec::parse("python[extras=[a,b]]").str());
+}
+
 TEST(MatchSpecRobustness, RandomTextParsesOrThrowsAndPrintsStably) {
   // A cheap, deterministic cousin of tests/fuzz/fuzz_match_spec.cpp: random
   // characters, then random pieces of real specs.

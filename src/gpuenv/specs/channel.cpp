@@ -237,6 +237,9 @@ class ChannelResolver {
       channel_.token_ =
           parts.path.substr(3, token_end == std::string::npos ? token_end : token_end - 3);
       parts.path = token_end == std::string::npos ? std::string() : parts.path.substr(token_end);
+      // A second /t/<x> would be read as the token once the URL is printed
+      // without the first one, changing the channel (fuzz finding).
+      if (parts.path.starts_with("/t/")) fail("the URL has more than one /t/<token> part");
     }
     if (auto [head, last] = split_last_component(parts.path); is_package_file_name(last)) {
       channel_.package_filename_ = percent_decode(last);

@@ -285,6 +285,16 @@ TEST(MatchSpecRobustness, ListItemsCannotContainQuotes) {
             MatchSpec::parse("python[extras=[a,b]]").str());
 }
 
+// Found by fuzz_match_spec: `/t/2n/t/k/` lost its token `2n` and printed as
+// `file:///t/k`, whose `/t/k` then read back as a token too.
+TEST(MatchSpecRobustness, ChannelWithTwoTokenPartsIsRejected) {
+  const auto error = parse_error("/t/2n/t/k/::nlibblas");
+  EXPECT_NE(error.reason().find("more than one /t/<token>"), std::string::npos) << error.what();
+  int parsed = 0;
+  check_printers_of("https://conda.example.org/t/abc/conda-forge::numpy", parsed);
+  EXPECT_EQ(parsed, 1);
+}
+
 TEST(MatchSpecRobustness, RandomTextParsesOrThrowsAndPrintsStably) {
   // A cheap, deterministic cousin of tests/fuzz/fuzz_match_spec.cpp: random
   // characters, then random pieces of real specs.

@@ -494,6 +494,15 @@ class MatchSpecParser {
         build_dash == version_dash + 1 || build_dash + 1 == dist.size()) {
       fail("the package file name '" + filename + "' is not name-version-build", target);
     }
+    // The name must be a package name too: a ':' printed as `name:x==1.0`
+    // read back as a channel separator (fuzz finding).
+    const std::string file_name_part = lowered(dist.substr(0, version_dash));
+    if (!std::all_of(file_name_part.begin(), file_name_part.end(),
+                     [](char c) { return is_lower_alnum(c) || is_name_separator(c); }) ||
+        !is_valid_package_name(file_name_part)) {
+      fail("the package file name '" + filename + "' does not start with a valid package name",
+           target);
+    }
     spec_.name_ = StringMatcher::exact(lowered(dist.substr(0, version_dash)),
                                        StringMatcher::Case::insensitive);
     set_version(std::string(dist.substr(version_dash + 1, build_dash - version_dash - 1)), target);

@@ -259,6 +259,9 @@ TEST(MatchSpecRobustness, PackageFileWithAnEmptyPartIsRejected) {
     EXPECT_NE(error.reason().find("is not name-version-build"), std::string::npos)
         << error.what();
   }
+  const auto bad_name =
+      parse_error("https://repo.anaconda.com/pkgs/main/linux-64/_licen:e-1.1-py27_1.tar.bz2");
+  EXPECT_NE(bad_name.reason().find("valid package name"), std::string::npos) << bad_name.what();
   const auto bad_build = parse_error(
       "https://conda.anaconda.org/conda-forge/linux-64/py-rattler-0.6.1-py39h81:_0.conda");
   EXPECT_NE(bad_build.reason().find("invalid characters"), std::string::npos) << bad_build.what();

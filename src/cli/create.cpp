@@ -13,19 +13,18 @@
 
 #include "channel_setup.hpp"
 #include "command.hpp"
+#include "prefix_arguments.hpp"
 #include "gpuenv/solver/machine_facts.hpp"
 #include "gpuenv/specs/platform.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 #include "gpuenv/system/system_survey.hpp"
-#include "gpuenv/util/user_directories.hpp"
 #include "solve_output.hpp"
 
 namespace gpuenv::cli {
 namespace {
 
 struct CreateArguments {
-  std::string prefix;
-  std::string name;
+  PrefixArguments where;
   ChannelArguments channels;
   bool dry_run = false;
   bool json = false;
@@ -44,23 +43,6 @@ int fail(const CreateArguments& arguments, const std::string& message, int exit_
   return exit_code;
 }
 
-std::expected<std::filesystem::path, std::string> target_prefix(const CreateArguments& arguments,
-                                                                const util::EnvLookup& env) {
-  if (!arguments.prefix.empty()) return std::filesystem::absolute(arguments.prefix);
-  if (arguments.name.empty()) {
-    return std::unexpected(std::string("say where the environment goes: -p PREFIX or -n NAME"));
-  }
-  if (arguments.name.find('/') != std::string::npos || arguments.name == "." || arguments.name == "..") {
-    return std::unexpected("'" + arguments.name + "' is not an environment name: use -p for a path");
-  }
-  const auto directories = util::resolve_user_directories(env);
-  if (directories.envs_dirs.empty()) {
-    return std::unexpected(std::string(
-        "no environments directory is known (HOME is not set): use -p PREFIX or set CONDA_ENVS_PATH"));
-  }
-  return directories.envs_dirs.front() / arguments.name;
-}
-
 int run_create(const CreateArguments& arguments) {
   if (!arguments.dry_run) {
     return fail(arguments,
@@ -69,7 +51,7 @@ int run_create(const CreateArguments& arguments) {
                 2);
   }
   const auto env = util::process_environment();
-  const auto prefix = target_prefix(arguments, env);
+  const auto prefix = resolve_prefix(arguments.where, env, WhenNoPrefixGiven::refuse);
   if (!prefix) return fail(arguments, prefix.error(), 2);
   if (arguments.specs.empty()) return fail(arguments, "name at least one package to put in the environment", 2);
 
@@ -119,9 +101,7 @@ int run_create(const CreateArguments& arguments) {
 void add_create_command(CLI::App& app, Runner& run) {
   auto arguments = std::make_shared<CreateArguments>();
   auto* sub = app.add_subcommand("create", "Create an environment from package specs");
-  auto* prefix = sub->add_option("-p,--prefix", arguments->prefix, "Path of the new environment");
-  sub->add_option("-n,--name", arguments->name, "Name of the new environment (in the envs directory)")
-      ->excludes(prefix);
+  add_prefix_options(sub, arguments->where);
   add_channel_options(sub, arguments->channels);
   sub->add_flag("--dry-run,-d", arguments->dry_run, "Only show what would be installed");
   sub->add_flag("--json", arguments->json, "Report as JSON (conda's shape)");

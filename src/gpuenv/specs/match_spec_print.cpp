@@ -32,11 +32,13 @@ std::string python_list(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-// conda quotes a bracket value with single quotes when it holds `, =`.
+// conda quotes a bracket value with single quotes when it holds `, =`; a
+// `#` (a comment outside quotes) or other white space must be quoted too for
+// the text to read back the same.
 std::string key_value(std::string_view key, std::string_view value) {
   std::string out(key);
   out += '=';
-  if (contains_any(value, ", =[]'\"")) {
+  if (contains_any(value, ", =[]'\"#\t\n\r\v\f")) {
     const char* quote = value.find('\'') == std::string_view::npos ? "'" : "\"";
     out.append(quote).append(value).append(quote);
   } else {

@@ -298,6 +298,16 @@ TEST(MatchSpecRobustness, ChannelWithTwoTokenPartsIsRejected) {
   EXPECT_EQ(parsed, 1);
 }
 
+// Found by fuzz_match_spec: a quoted bracket value holding '#' was printed
+// without quotes, so reading it back cut the spec at the '#' as a comment.
+TEST(MatchSpecRobustness, BracketValueWithAHashStaysQuoted) {
+  int parsed = 0;
+  check_printers_of("pkg[subdir=':linux#64']", parsed);
+  check_printers_of("pkg[license='a\tb']", parsed);
+  EXPECT_EQ(parsed, 2);
+  EXPECT_EQ(MatchSpec::parse("pkg[subdir='linux#64']").str(), "pkg[subdir='linux#64']");
+}
+
 TEST(MatchSpecRobustness, RandomTextParsesOrThrowsAndPrintsStably) {
   // A cheap, deterministic cousin of tests/fuzz/fuzz_match_spec.cpp: random
   // characters, then random pieces of real specs.

@@ -231,6 +231,9 @@ class ChannelResolver {
   void from_url(std::string_view url) {
     auto parts = split_url(url);
     if (parts.host.empty() && parts.path.empty()) fail("the URL names no channel");
+    // `https://host/a/b://c` would name the channel `a/b://c`, which reads
+    // back as a URL of its own (fuzz finding): one scheme per URL.
+    if (parts.path.find("://") != std::string::npos) fail("the URL holds '://' twice");
     channel_.credentials_ = parts.credentials;
     if (parts.path.starts_with("/t/")) {
       const auto token_end = parts.path.find('/', 3);

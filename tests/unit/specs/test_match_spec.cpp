@@ -308,6 +308,16 @@ TEST(MatchSpecRobustness, BracketValueWithAHashStaysQuoted) {
   EXPECT_EQ(MatchSpec::parse("pkg[subdir='linux#64']").str(), "pkg[subdir='linux#64']");
 }
 
+// Found by fuzz_match_spec: a URL whose path held a second `://` named a
+// channel (`conda-forh.ttAs://host`) that printed as a URL with another scheme.
+TEST(MatchSpecRobustness, UrlWithTwoSchemesIsRejected) {
+  const auto error = parse_error(
+      "https://conda.anaconda.org/conda-forh.ttAs://conda.anaconda.orgge/linux-64/"
+      "py-rattler-0.6.1-py39h8169da8_0.conda");
+  EXPECT_NE(error.reason().find("'://' twice"), std::string::npos) << error.what();
+  EXPECT_THROW(MatchSpec::parse("https://example.org/a://b::numpy"), SpecError);
+}
+
 TEST(MatchSpecRobustness, RandomTextParsesOrThrowsAndPrintsStably) {
   // A cheap, deterministic cousin of tests/fuzz/fuzz_match_spec.cpp: random
   // characters, then random pieces of real specs.

@@ -234,6 +234,24 @@ class ChannelResolver {
     // `https://host/a/b://c` would name the channel `a/b://c`, which reads
     // back as a URL of its own (fuzz finding): one scheme per URL.
     if (parts.path.find("://") != std::string::npos) fail("the URL holds '://' twice");
+    // Brackets would read back as libmamba's `channel[subdir]` and control
+    // characters cannot be printed back faithfully (fuzz findings). A host
+    // may only use brackets for an IPv6 literal: `http://[::1]:8000`.
+    if (std::any_of(url.begin(), url.end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        })) {
+      fail("the URL holds a control character");
+    }
+    if (parts.path.find_first_of("[]") != std::string::npos) {
+      fail("'[' and ']' cannot appear in a channel URL's path: percent-encode them as %5B and %5D");
+    }
+    if (const auto close = parts.host.find(']');
+        parts.host.find_first_of("[]") != std::string::npos &&
+        (!parts.host.starts_with('[') || close == std::string::npos ||
+         parts.host.find_first_of("[]", 1) != close ||
+         (close + 1 < parts.host.size() && parts.host[close + 1] != ':'))) {
+      fail("'[' and ']' in a URL's host only enclose an IPv6 address, as in http://[::1]:8000");
+    }
     channel_.credentials_ = parts.credentials;
     if (parts.path.starts_with("/t/")) {
       const auto token_end = parts.path.find('/', 3);

@@ -318,6 +318,21 @@ TEST(MatchSpecRobustness, UrlWithTwoSchemesIsRejected) {
   EXPECT_THROW(MatchSpec::parse("https://example.org/a://b::numpy"), SpecError);
 }
 
+// Found by fuzz_match_spec: brackets in a channel URL's path read back as
+// libmamba's `channel[subdir]`; control characters do not print back.
+TEST(MatchSpecRobustness, ChannelUrlWithBracketsOrControlCharactersIsRejected) {
+  auto error = parse_error("https://repo.example.com/pkgs/m]]e[n][noarch]::ty");
+  EXPECT_NE(error.reason().find("percent-encode"), std::string::npos) << error.what();
+  error = parse_error(std::string("https://\x16repo.example.com/pkgs::ty"));
+  EXPECT_NE(error.reason().find("control character"), std::string::npos) << error.what();
+  error = parse_error("https://ex[ample.com/pkgs::ty");
+  EXPECT_NE(error.reason().find("IPv6"), std::string::npos) << error.what();
+  int parsed = 0;
+  check_printers_of("http://[::1]:8000/channel::numpy", parsed);
+  check_printers_of("http://[::1]/channel/linux-64::numpy", parsed);
+  EXPECT_EQ(parsed, 2);
+}
+
 TEST(MatchSpecRobustness, RandomTextParsesOrThrowsAndPrintsStably) {
   // A cheap, deterministic cousin of tests/fuzz/fuzz_match_spec.cpp: random
   // characters, then random pieces of real specs.

@@ -84,6 +84,12 @@ class MatchSpecParser {
 
   MatchSpec parse() {
     spec_.original_ = std::string(text_);
+    // No spec holds a control character (a tab is white space); refusing
+    // them here keeps every printed form readable back (fuzz findings).
+    for (std::size_t i = 0; i < text_.size(); ++i) {
+      const auto c = static_cast<unsigned char>(text_[i]);
+      if ((c < 0x20 && c != '\t') || c == 0x7f) fail("a match spec cannot contain control characters", text_.substr(i));
+    }
     std::string_view body = trim(text_);
     // `url#md5` (explicit environment files): the hash is not a comment there.
     if (const auto hash = body.rfind('#'); hash != std::string_view::npos) {

@@ -333,6 +333,15 @@ TEST(MatchSpecRobustness, ChannelUrlWithBracketsOrControlCharactersIsRejected) {
   EXPECT_EQ(parsed, 2);
 }
 
+TEST(MatchSpecRobustness, ControlCharactersAreRejectedAnywhere) {
+  for (const std::string text : {std::string("numpy\x01"), std::string("numpy[license='a\x7f" "b']"),
+                                 std::string("conda-forge::num\x1bpy 1.2")}) {
+    const auto error = parse_error(text);
+    EXPECT_NE(error.reason().find("control characters"), std::string::npos) << error.what();
+  }
+  EXPECT_NO_THROW(MatchSpec::parse("numpy\t>=1.2"));  // a tab is white space
+}
+
 TEST(MatchSpecRobustness, RandomTextParsesOrThrowsAndPrintsStably) {
   // A cheap, deterministic cousin of tests/fuzz/fuzz_match_spec.cpp: random
   // characters, then random pieces of real specs.

@@ -242,6 +242,9 @@ class ChannelResolver {
         })) {
       fail("the URL holds a control character");
     }
+    // `https://alias//x` would name the channel `/x`, which reads back as a
+    // local path (fuzz finding).
+    if (parts.path.find("//") != std::string::npos) fail("the URL's path has an empty part ('//')");
     if (parts.path.find_first_of("[]") != std::string::npos) {
       fail("'[' and ']' cannot appear in a channel URL's path: percent-encode them as %5B and %5D");
     }

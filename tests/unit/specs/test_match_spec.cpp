@@ -333,6 +333,16 @@ TEST(MatchSpecRobustness, ChannelUrlWithBracketsOrControlCharactersIsRejected) {
   EXPECT_EQ(parsed, 2);
 }
 
+// Found by fuzz_match_spec: `https://conda.anaconda.org//x/...` named the
+// channel `/x`, which printed as a local path.
+TEST(MatchSpecRobustness, ChannelUrlWithAnEmptyPathPartIsRejected) {
+  const auto error = parse_error(
+      "https://conda.anaconda.org//conda.anaconda.org/lorg/linux-32/ncurses-6.4-h595ed_2.conda");
+  EXPECT_NE(error.reason().find("empty part"), std::string::npos) << error.what();
+  EXPECT_THROW(MatchSpec::parse("https://example.org/a//b::numpy"), SpecError);
+  EXPECT_EQ(MatchSpec::parse("https://example.org/a/b/::numpy").str(), "https://example.org/a/b::numpy");
+}
+
 TEST(MatchSpecRobustness, ControlCharactersAreRejectedAnywhere) {
   for (const std::string text : {std::string("numpy\x01"), std::string("numpy[license='a\x7f" "b']"),
                                  std::string("conda-forge::num\x1bpy 1.2")}) {

@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <string_view>
 #include <vector>
@@ -22,17 +23,43 @@ inline bool is_value_error(simdjson::error_code error) noexcept {
          error == simdjson::NUMBER_OUT_OF_RANGE;
 }
 
+// Whether [text, text + size) holds a backslash, eight bytes at a time. May
+// read up to 7 bytes past the end: simdjson inputs are padded.
+inline bool has_backslash(const char* text, std::size_t size) noexcept {
+  constexpr std::uint64_t ones = 0x0101010101010101ull;
+  constexpr std::uint64_t highs = 0x8080808080808080ull;
+  std::size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, text + i, 8);
+    word ^= 0x5c5c5c5c5c5c5c5cull;  // backslashes become zero bytes
+    if (((word - ones) & ~word & highs) != 0) return true;
+  }
+  for (; i < size; ++i) {
+    if (text[i] == '\\') return true;
+  }
+  return false;
+}
+
+// The string inside a raw string token (`"abc"` followed by any
+// whitespace), or an error when the token is not a string.
+inline simdjson::error_code string_in_token(std::string_view token, std::string_view& inner) noexcept {
+  if (token.empty() || token.front() != '"') return simdjson::INCORRECT_TYPE;
+  std::size_t close = token.size() - 1;
+  while (close > 0 && token[close] != '"') --close;
+  if (close == 0) return simdjson::STRING_ERROR;
+  inner = token.substr(1, close - 1);
+  return simdjson::SUCCESS;
+}
+
 // A string value as a view: into the input when it has no escapes, else
 // unescaped into the parser's buffer (valid until the next document).
 inline simdjson::error_code read_string(ondemand::value& value, std::string_view& out) noexcept {
-  const std::string_view token = value.raw_json_token();
-  if (token.empty() || token.front() != '"') return simdjson::INCORRECT_TYPE;
   // The token runs to the next structural character: the closing quote
   // followed by any whitespace.
-  const auto close = token.find_last_of('"');
-  if (close == 0) return simdjson::STRING_ERROR;
-  const std::string_view inner = token.substr(1, close - 1);
-  if (inner.find('\\') == std::string_view::npos) {
+  std::string_view inner;
+  if (auto error = string_in_token(value.raw_json_token(), inner)) return error;
+  if (!has_backslash(inner.data(), inner.size())) {
     out = inner;
     return simdjson::SUCCESS;
   }
@@ -42,18 +69,28 @@ inline simdjson::error_code read_string(ondemand::value& value, std::string_view
 // A string, or null (read as empty).
 inline simdjson::error_code read_optional_string(ondemand::value& value,
                                                  std::string_view& out) noexcept {
-  ondemand::json_type type;
-  if (auto error = value.type().get(type)) return error;
-  if (type == ondemand::json_type::null) {
+  const std::string_view token = value.raw_json_token();
+  if (!token.empty() && token.front() == 'n') {
+    bool is_null = false;
+    if (auto error = value.is_null().get(is_null)) return error;
+    if (!is_null) return simdjson::INCORRECT_TYPE;
     out = {};
     return simdjson::SUCCESS;
   }
-  return read_string(value, out);
+  std::string_view inner;
+  if (auto error = string_in_token(token, inner)) return error;
+  if (!has_backslash(inner.data(), inner.size())) {
+    out = inner;
+    return simdjson::SUCCESS;
+  }
+  return value.get_string().get(out);
 }
 
 // A non-negative integer. Old repodata wrote some numbers as floats
 // (`"timestamp": 1.5e12`) or as strings; both are accepted.
 inline simdjson::error_code read_unsigned(ondemand::value& value, std::uint64_t& out) noexcept {
+  // Nearly always a plain integer: try that before asking for the type.
+  if (value.get_uint64().get(out) == simdjson::SUCCESS) return simdjson::SUCCESS;
   ondemand::json_type type;
   if (auto error = value.type().get(type)) return error;
   if (type == ondemand::json_type::string) {

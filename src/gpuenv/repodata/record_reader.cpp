@@ -158,4 +158,23 @@ simdjson::error_code RecordReader::read(ondemand::object& object, std::string_vi
   return simdjson::SUCCESS;
 }
 
+simdjson::error_code read_repodata_info(ondemand::value& value, RepodataHeader& header) {
+  ondemand::object info;
+  if (auto error = value.get_object().get(info)) return error;
+  for (auto field_result : info) {
+    ondemand::field field;
+    if (auto error = std::move(field_result).get(field)) return error;
+    const std::string_view key = json::raw_key(field);
+    if (key != "subdir" && key != "base_url") continue;
+    ondemand::value item = field.value();
+    std::string_view text;
+    if (auto error = json::read_optional_string(item, text)) {
+      if (!json::is_value_error(error)) return error;
+      continue;
+    }
+    (key == "subdir" ? header.subdir : header.base_url) = std::string(text);
+  }
+  return simdjson::SUCCESS;
+}
+
 }  // namespace gpuenv::repodata

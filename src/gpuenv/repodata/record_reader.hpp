@@ -28,4 +28,8 @@ class RecordReader {
   std::vector<std::string_view> features_;
 };
 
+// A document's `info` object: `subdir` and `base_url` into `header` (other
+// keys ignored). Value errors concern `info` only; the caller decides.
+simdjson::error_code read_repodata_info(simdjson::ondemand::value& value, RepodataHeader& header);
+
 }  // namespace gpuenv::repodata

@@ -80,7 +80,7 @@ class DocumentParser {
       const std::string_view key = json::raw_key(field);
       ondemand::value value = field.value();
       if (key == "info") {
-        if (auto error = read_info(value); error && !json::is_value_error(error)) return error;
+        if (auto error = read_repodata_info(value, summary_.header); error && !json::is_value_error(error)) return error;
       } else if (key == "repodata_version") {
         std::uint64_t version = 1;
         if (auto error = json::read_unsigned(value, version); error && !json::is_value_error(error)) {
@@ -105,25 +105,6 @@ class DocumentParser {
       }
     }
     summary_.header.flat_index = !has_sections && has_package_keys;
-    return simdjson::SUCCESS;
-  }
-
-  simdjson::error_code read_info(ondemand::value& value) {
-    ondemand::object info;
-    if (auto error = value.get_object().get(info)) return error;
-    for (auto field_result : info) {
-      ondemand::field field;
-      if (auto error = std::move(field_result).get(field)) return error;
-      const std::string_view key = json::raw_key(field);
-      if (key != "subdir" && key != "base_url") continue;
-      ondemand::value item = field.value();
-      std::string_view text;
-      if (auto error = json::read_optional_string(item, text)) {
-        if (!json::is_value_error(error)) return error;
-        continue;
-      }
-      (key == "subdir" ? summary_.header.subdir : summary_.header.base_url) = std::string(text);
-    }
     return simdjson::SUCCESS;
   }
 

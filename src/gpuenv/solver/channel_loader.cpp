@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <memory>
 #include <optional>
+#include <thread>
 
 #include "gpuenv/repodata/fetch.hpp"
+#include "gpuenv/repodata/repodata_index.hpp"
+#include "gpuenv/solver/solv_cache.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 
 namespace gpuenv::solver {
@@ -61,6 +66,116 @@ std::expected<std::vector<PlannedSubdir>, std::string> plan(const ChannelLoadOpt
   return planned;
 }
 
+// A subdir whose repodata is on disk, ready to load.
+struct FetchedSubdir {
+  const PlannedSubdir* planned = nullptr;
+  std::filesystem::path json;
+  std::string label;  // the URL it came from, or its path
+};
+
+std::string skipped_warning(const std::string& label, const LoadReport& report) {
+  std::string examples;
+  for (const auto& skipped : report.first_skipped) {
+    examples += fmt::format("{}{} ({})", examples.empty() ? "" : ", ", skipped.filename, skipped.reason);
+  }
+  return fmt::format("{}: skipped {} unusable record(s): {}", label, report.skipped_records, examples);
+}
+
+// Every record of every subdir, from .solv caches or the JSON.
+std::expected<void, std::string> load_everything(PackageDatabase& database, const std::vector<FetchedSubdir>& subdirs,
+                                                 const ChannelLoadOptions& options, ChannelLoadResult& result) {
+  LoadOptions load_options;
+  if (!options.cache_dir.empty()) load_options.solv_cache_dir = options.cache_dir / "solv";
+  for (const auto& subdir : subdirs) {
+    load_options.source_label = subdir.label;
+    auto loaded = database.add_repodata(subdir.json, subdir.planned->source, load_options);
+    if (!loaded) return std::unexpected(loaded.error().message);
+    if (loaded->skipped_records > 0) result.warnings.push_back(skipped_warning(subdir.label, *loaded));
+    if (!loaded->solv_cache_write_error.empty()) result.warnings.push_back(loaded->solv_cache_write_error);
+    result.subdirs.push_back({subdir.planned->source, std::move(*loaded)});
+  }
+  return {};
+}
+
+enum class ReachableLoad { done, load_everything };
+
+// Only what options.reachable_from can reach, through each subdir's index:
+// opened when current, else built from the JSON (the subdirs in parallel).
+// Falls back to load_everything when an index cannot be had (the cache is
+// not writable, a damaged file) or a dependency names a pattern; nothing is
+// added to the database before that is known.
+std::expected<ReachableLoad, std::string> load_reachable(PackageDatabase& database,
+                                                         const std::vector<FetchedSubdir>& subdirs,
+                                                         const ChannelLoadOptions& options,
+                                                         ChannelLoadResult& result) {
+  const auto cache_dir = options.cache_dir / "solv";
+  std::vector<SolvCacheEntry> entries;
+  for (const auto& subdir : subdirs) {
+    auto entry = solv_cache_entry(cache_dir, subdir.json, subdir.planned->source, false);
+    if (!entry) return ReachableLoad::load_everything;  // the JSON cannot be stat'ed: let the parser say why
+    entries.push_back(std::move(*entry));
+  }
+
+  std::vector<std::optional<repodata::RepodataIndex>> indexes(subdirs.size());
+  std::vector<std::size_t> to_build;
+  for (std::size_t i = 0; i < subdirs.size(); ++i) {
+    if (auto opened = repodata::RepodataIndex::open(entries[i].index_file, entries[i].index_stamp)) {
+      indexes[i] = std::move(*opened);
+    } else {
+      to_build.push_back(i);
+    }
+  }
+  // Parsing is the cold path's biggest cost; subdirs are independent.
+  std::vector<std::expected<repodata::ParseSummary, repodata::IndexBuildError>> built(
+      to_build.size(), std::unexpected(repodata::IndexBuildError{}));
+  {
+    const auto build = [&](std::size_t slot) {
+      const std::size_t i = to_build[slot];
+      repodata::IndexBuildOptions build_options;
+      build_options.source_label = subdirs[i].label;
+      build_options.stamp = entries[i].index_stamp;
+      built[slot] = repodata::build_repodata_index(subdirs[i].json, entries[i].index_file, build_options);
+    };
+    std::vector<std::jthread> workers;
+    for (std::size_t slot = 1; slot < to_build.size(); ++slot) workers.emplace_back(build, slot);
+    if (!to_build.empty()) build(0);
+  }
+  for (std::size_t slot = 0; slot < to_build.size(); ++slot) {
+    const std::size_t i = to_build[slot];
+    if (!built[slot]) {
+      if (built[slot].error().json_invalid) return std::unexpected(built[slot].error().error.message);
+      result.warnings.push_back(fmt::format("cannot keep an index of {}: {}", subdirs[i].label,
+                                            built[slot].error().error.message));
+      return ReachableLoad::load_everything;
+    }
+    remove_stale_caches(entries[i].index_file, ".index");
+    auto opened = repodata::RepodataIndex::open(entries[i].index_file, entries[i].index_stamp);
+    if (!opened) {
+      result.warnings.push_back(opened.error());
+      return ReachableLoad::load_everything;
+    }
+    indexes[i] = std::move(*opened);
+  }
+
+  std::vector<std::shared_ptr<const repodata::RepodataIndex>> shared;
+  std::vector<ChannelSubdir> sources;
+  for (std::size_t i = 0; i < subdirs.size(); ++i) {
+    shared.push_back(std::make_shared<const repodata::RepodataIndex>(std::move(*indexes[i])));
+    sources.push_back(subdirs[i].planned->source);
+  }
+  auto loaded = database.add_reachable_records(std::move(shared), std::move(sources), *options.reachable_from,
+                                               options.follow_dependencies);
+  if (!loaded) return ReachableLoad::load_everything;
+  if (!*loaded) return std::unexpected(loaded->error());
+  for (std::size_t i = 0; i < subdirs.size(); ++i) {
+    auto& report = (**loaded)[i];
+    report.index_built = std::find(to_build.begin(), to_build.end(), i) != to_build.end();
+    if (report.skipped_records > 0) result.warnings.push_back(skipped_warning(subdirs[i].label, report));
+    result.subdirs.push_back({subdirs[i].planned->source, std::move(report)});
+  }
+  return ReachableLoad::done;
+}
+
 }  // namespace
 
 std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& database,
@@ -76,9 +191,7 @@ std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& dat
   fetch_options.show_progress = options.show_progress;
   const auto fetched = repodata::fetch_repodata(requests, fetch_options);
 
-  ChannelLoadResult result;
-  LoadOptions load_options;
-  if (!options.cache_dir.empty()) load_options.solv_cache_dir = options.cache_dir / "solv";
+  std::vector<FetchedSubdir> subdirs;
   for (std::size_t i = 0; i < planned->size(); ++i) {
     const auto& item = (*planned)[i];
     const auto& outcome = fetched[i];
@@ -95,19 +208,18 @@ std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& dat
       }
       return std::unexpected(outcome.error().message);
     }
-    load_options.source_label = outcome->source_url.empty() ? outcome->json_path.string() : outcome->source_url;
-    auto loaded = database.add_repodata(outcome->json_path, item.source, load_options);
-    if (!loaded) return std::unexpected(loaded.error().message);
-    if (loaded->skipped_records > 0) {
-      std::string examples;
-      for (const auto& skipped : loaded->first_skipped) {
-        examples += fmt::format("{}{} ({})", examples.empty() ? "" : ", ", skipped.filename, skipped.reason);
-      }
-      result.warnings.push_back(fmt::format("{}: skipped {} unusable record(s): {}", load_options.source_label,
-                                            loaded->skipped_records, examples));
-    }
-    if (!loaded->solv_cache_write_error.empty()) result.warnings.push_back(loaded->solv_cache_write_error);
-    result.subdirs.push_back({item.source, std::move(*loaded)});
+    subdirs.push_back({&item, outcome->json_path,
+                       outcome->source_url.empty() ? outcome->json_path.string() : outcome->source_url});
+  }
+
+  ChannelLoadResult result;
+  if (options.reachable_from && !options.cache_dir.empty()) {
+    auto loaded = load_reachable(database, subdirs, options, result);
+    if (!loaded) return std::unexpected(loaded.error());
+    if (*loaded == ReachableLoad::done) return result;
+  }
+  if (auto loaded = load_everything(database, subdirs, options, result); !loaded) {
+    return std::unexpected(loaded.error());
   }
   return result;
 }

@@ -8,11 +8,13 @@
 
 #include <expected>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpuenv/solver/package_database.hpp"
 #include "gpuenv/specs/channel.hpp"
+#include "gpuenv/specs/match_spec.hpp"
 
 namespace gpuenv::solver {
 
@@ -25,6 +27,14 @@ struct ChannelLoadOptions {
   std::filesystem::path cache_dir;
   bool offline = false;
   bool show_progress = false;
+  // Load only the records these specs can reach (package_closure.hpp):
+  // their names and, with follow_dependencies, everything those depend on.
+  // The subdirs' per-name indexes (kept under cache_dir/solv) make that a
+  // small load; the result of a solve is the same as with every record.
+  // nullopt, or no cache_dir: every record.
+  std::optional<std::vector<specs::MatchSpec>> reachable_from;
+  // false: only the specs' own names (a search needs no dependencies).
+  bool follow_dependencies = true;
 };
 
 struct LoadedSubdir {

@@ -5,6 +5,7 @@
 
 #include "gpuenv/repodata/package_url.hpp"
 #include "gpuenv/repodata/repodata_parser.hpp"
+#include "gpuenv/solver/package_closure.hpp"
 #include "gpuenv/solver/pool_state.hpp"
 #include "gpuenv/solver/repo_writer.hpp"
 #include "gpuenv/solver/solv_cache.hpp"
@@ -30,6 +31,16 @@ void restore_facts(PoolState& state, Repo* repo) {
 }
 
 }  // namespace
+
+// What add_reachable_records loaded from, to load again with more roots.
+struct PackageDatabase::ReachableChannels {
+  std::vector<std::shared_ptr<const repodata::RepodataIndex>> indexes;
+  std::vector<ChannelSubdir> sources;
+  std::vector<specs::MatchSpec> roots;
+  bool follow_dependencies = true;
+  std::vector<Repo*> repos;  // as loaded, one per index
+  std::vector<std::vector<std::uint64_t>> offsets;
+};
 
 PackageDatabase::PackageDatabase() : state_(std::make_unique<PoolState>()) {}
 PackageDatabase::~PackageDatabase() = default;
@@ -83,6 +94,99 @@ std::expected<LoadReport, repodata::RepodataError> PackageDatabase::add_repodata
   return report;
 }
 
+std::expected<LoadReport, std::string> PackageDatabase::add_index_records(const repodata::RepodataIndex& index,
+                                                                          std::span<const std::uint64_t> offsets,
+                                                                          const ChannelSubdir& source) {
+  const auto start = std::chrono::steady_clock::now();
+  Repo* repo = state_->create_repo(RepoKind::channel, source,
+                                   repodata::package_directory_url(source.subdir_url, ""));
+  RepoWriter writer(*state_, repo);
+  writer.on_header(index.header());
+  repodata::RepodataIndex::Decoder decoder;
+  repodata::RawRecord record;
+  for (const auto offset : offsets) {
+    if (!decoder.decode(index, offset, record)) {
+      repo_free(repo, 1);
+      state_->invalidate_whatprovides();
+      return std::unexpected(std::string("damaged record in the index"));
+    }
+    writer.on_record(record);
+  }
+  writer.finish();
+  LoadReport report;
+  report.records = offsets.size();
+  report.from_index = true;
+  report.subdir_records = index.record_count();
+  report.skipped_records = index.skipped_records();
+  report.first_skipped = index.first_skipped();
+  report.seconds = seconds_since(start);
+  return report;
+}
+
+std::optional<std::expected<std::vector<LoadReport>, std::string>> PackageDatabase::add_reachable_records(
+    std::vector<std::shared_ptr<const repodata::RepodataIndex>> indexes, std::vector<ChannelSubdir> sources,
+    std::vector<specs::MatchSpec> roots, bool follow_dependencies) {
+  reachable_ = std::make_unique<ReachableChannels>();
+  reachable_->indexes = std::move(indexes);
+  reachable_->sources = std::move(sources);
+  reachable_->roots = std::move(roots);
+  reachable_->follow_dependencies = follow_dependencies;
+  auto loaded = load_reachable();
+  if (!loaded || !*loaded) reachable_.reset();
+  return loaded;
+}
+
+std::optional<std::expected<std::vector<LoadReport>, std::string>> PackageDatabase::load_reachable() {
+  auto& channels = *reachable_;
+  std::vector<const repodata::RepodataIndex*> views;
+  for (const auto& index : channels.indexes) views.push_back(index.get());
+  auto reachable = reachable_records(views, channels.roots, channels.follow_dependencies);
+  if (reachable.needs_everything || reachable.damaged) return std::nullopt;
+  channels.offsets = std::move(reachable.offsets);
+  channels.repos.clear();
+  std::vector<LoadReport> reports;
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    auto loaded = add_index_records(*views[i], channels.offsets[i], channels.sources[i]);
+    if (!loaded) return std::expected<std::vector<LoadReport>, std::string>(std::unexpected(loaded.error()));
+    channels.repos.push_back(state_->pool->repos[state_->pool->nrepos - 1]);
+    reports.push_back(std::move(*loaded));
+  }
+  return reports;
+}
+
+// Installed packages the request does not reach still need their channel
+// records (an update, a removal's dependents, a conflict only an upgrade of
+// them solves): the closure grows by their names and the channel repos are
+// loaded again, in the same order, so the pool is what a load with those
+// roots from the start would have made.
+void PackageDatabase::extend_reachable_to(const std::vector<specs::PackageRecord>& installed) {
+  auto& channels = *reachable_;
+  Pool* pool = state_->pool;
+  // Only when the channel repos are still the last ones added.
+  if (channels.repos.empty() || pool->repos[pool->nrepos - 1] != channels.repos.back()) return;
+  std::vector<std::string> names;
+  for (const auto& record : installed) names.push_back(record.name);
+  std::vector<const repodata::RepodataIndex*> views;
+  for (const auto& index : channels.indexes) views.push_back(index.get());
+  auto reachable = reachable_records(views, channels.roots, channels.follow_dependencies, names);
+  // Everything, when the closure cannot be had: never less than needed.
+  if (reachable.needs_everything || reachable.damaged) reachable = all_records(views);
+  if (reachable.offsets == channels.offsets) return;
+  for (auto it = channels.repos.rbegin(); it != channels.repos.rend(); ++it) repo_free(*it, 1);
+  channels.repos.clear();
+  state_->invalidate_whatprovides();
+  channels.offsets = std::move(reachable.offsets);
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    // A damaged record was read fine a moment ago; if it is not now, the
+    // repo stays short of it rather than the whole load failing here.
+    if (!add_index_records(*views[i], channels.offsets[i], channels.sources[i])) {
+      state_->create_repo(RepoKind::channel, channels.sources[i],
+                          repodata::package_directory_url(channels.sources[i].subdir_url, ""));
+    }
+    channels.repos.push_back(pool->repos[pool->nrepos - 1]);
+  }
+}
+
 void PackageDatabase::add_records(const std::vector<specs::PackageRecord>& records,
                                   const ChannelSubdir& source) {
   Repo* repo = state_->create_repo(RepoKind::channel, source,
@@ -99,6 +203,7 @@ void PackageDatabase::set_installed(const std::vector<specs::PackageRecord>& ins
     *old = nullptr;
   }
   state_->virtual_packages.clear();
+  if (reachable_ != nullptr && !installed.empty()) extend_reachable_to(installed);
   ChannelSubdir source;
   source.channel_name = "installed";
   const RepoKind kind = installed.empty() ? RepoKind::machine : RepoKind::installed;

@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "gpuenv/repodata/repodata_index.hpp"
 #include "gpuenv/repodata/repodata_records.hpp"
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/package_record.hpp"
@@ -47,8 +49,13 @@ struct LoadOptions {
 };
 
 struct LoadReport {
-  std::size_t records = 0;
+  std::size_t records = 0;  // loaded into the pool
   bool from_solv_cache = false;
+  // Loaded from the subdir's per-name index (only the records a request can
+  // reach); `subdir_records` is how many the subdir has in all.
+  bool from_index = false;
+  bool index_built = false;  // the index was (re)built from the JSON for this load
+  std::size_t subdir_records = 0;
   // Why the .solv cache was not used (none yet, written by another gpuenv,
   // unreadable); empty when it was.
   std::string solv_cache_note;
@@ -74,6 +81,25 @@ class PackageDatabase {
       const std::filesystem::path& repodata_json, const ChannelSubdir& source,
       const LoadOptions& options = {});
 
+  // Loads some records of one subdir's index (file offsets, in document
+  // order, e.g. from reachable_records) as one repo: the same solvables
+  // add_repodata makes of them. Fails when the index is damaged there.
+  std::expected<LoadReport, std::string> add_index_records(const repodata::RepodataIndex& index,
+                                                           std::span<const std::uint64_t> offsets,
+                                                           const ChannelSubdir& source);
+
+  // Loads, from the subdirs' indexes (one repo each, in order), the records
+  // `roots` can reach (package_closure.hpp), and keeps the indexes: when
+  // set_installed later brings installed packages the closure does not
+  // cover, their names join the roots and the channel repos are loaded
+  // again, so an update or removal sees what a full load would show it.
+  // Must come before any other repo is added. nullopt when the closure
+  // cannot be taken from the indexes (a dependency on a name pattern, a
+  // damaged index): the caller loads everything instead.
+  std::optional<std::expected<std::vector<LoadReport>, std::string>> add_reachable_records(
+      std::vector<std::shared_ptr<const repodata::RepodataIndex>> indexes, std::vector<ChannelSubdir> sources,
+      std::vector<specs::MatchSpec> roots, bool follow_dependencies);
+
   // Adds records that are already in memory as one repo (tests, tiny
   // local indexes). `records[i].fn` names the file; the channel comes from
   // `source`.
@@ -98,7 +124,13 @@ class PackageDatabase {
   const PoolState& state() const { return *state_; }
 
  private:
+  struct ReachableChannels;
+  std::optional<std::expected<std::vector<LoadReport>, std::string>> load_reachable();
+  void extend_reachable_to(const std::vector<specs::PackageRecord>& installed);
+
   std::unique_ptr<PoolState> state_;
+  // Set by add_reachable_records.
+  std::unique_ptr<ReachableChannels> reachable_;
 };
 
 }  // namespace gpuenv::solver

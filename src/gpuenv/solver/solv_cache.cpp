@@ -17,6 +17,10 @@ constexpr const char* cache_format_version = "gpuenv-solv-1";
 
 std::string cache_format() { return std::string(cache_format_version) + " libsolv-" + solv_version; }
 
+// The index format itself is checked by RepodataIndex; this names the way
+// gpuenv fills it (bump it when RawRecords come out differently).
+constexpr const char* index_format_version = "gpuenv-index-1";
+
 // FNV-1a: stable across runs and builds, unlike std::hash.
 std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665603ull) {
   for (const unsigned char c : text) {
@@ -55,8 +59,12 @@ std::optional<SolvCacheEntry> solv_cache_entry(const std::filesystem::path& cach
   entry.only_tar_bz2 = only_tar_bz2;
   const std::string version_key = fmt::format("{}\n{}\n{}\n{}", entry.source_size, entry.source_mtime_ns,
                                               only_tar_bz2 ? 1 : 0, cache_format());
-  entry.file = cache_dir / fmt::format("{}-{:016x}.solv", source_prefix(source, entry.source_path),
-                                       fnv1a(version_key));
+  const std::string prefix = source_prefix(source, entry.source_path);
+  entry.file = cache_dir / fmt::format("{}-{:016x}.solv", prefix, fnv1a(version_key));
+  entry.index_file =
+      cache_dir / fmt::format("{}-{:016x}.index", prefix, fnv1a(version_key + '\n' + index_format_version));
+  entry.index_stamp = fmt::format("{}\n{}\n{}\n{}\n{}", index_format_version, entry.source_path, entry.source_size,
+                                  entry.source_mtime_ns, only_tar_bz2 ? 1 : 0);
   return entry;
 }
 
@@ -113,15 +121,20 @@ std::expected<void, std::string> write_solv_cache(PoolState& state, Repo* repo,
     std::filesystem::remove(temporary, error);
     return std::unexpected("cannot rename " + temporary + ": " + reason);
   }
+  remove_stale_caches(entry.file, ".solv");
+  return {};
+}
+
+void remove_stale_caches(const std::filesystem::path& current, std::string_view extension) {
   // Caches of earlier versions of the same repodata are dead weight now.
-  const std::string prefix = entry.file.filename().string().substr(0, 17);
-  for (const auto& item : std::filesystem::directory_iterator(dir, error)) {
+  const std::string prefix = current.filename().string().substr(0, 17);
+  std::error_code error;
+  for (const auto& item : std::filesystem::directory_iterator(current.parent_path(), error)) {
     const auto name = item.path().filename().string();
-    if (name.starts_with(prefix) && name.ends_with(".solv") && item.path() != entry.file) {
+    if (name.starts_with(prefix) && name.ends_with(extension) && item.path() != current) {
       std::filesystem::remove(item.path(), error);
     }
   }
-  return {};
 }
 
 }  // namespace gpuenv::solver

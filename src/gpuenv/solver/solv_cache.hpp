@@ -20,6 +20,10 @@ namespace gpuenv::solver {
 
 struct SolvCacheEntry {
   std::filesystem::path file;
+  // The per-name index of the same JSON (repodata_index.hpp), named and
+  // invalidated the same way; `index_stamp` is what it must carry.
+  std::filesystem::path index_file;
+  std::string index_stamp;
   std::string source_path;
   std::uint64_t source_size = 0;
   std::int64_t source_mtime_ns = 0;
@@ -36,6 +40,10 @@ std::optional<SolvCacheEntry> solv_cache_entry(const std::filesystem::path& cach
 // and the error says why (missing, written by another gpuenv, unreadable).
 std::expected<void, std::string> read_solv_cache(PoolState& state, Repo* repo,
                                                  const SolvCacheEntry& entry);
+
+// Removes the caches of earlier versions of the same source that end in
+// `extension` (".solv", ".index"), keeping `current`.
+void remove_stale_caches(const std::filesystem::path& current, std::string_view extension);
 
 // Stamps `repo` (internalized, freshly parsed) with the entry's facts and
 // writes it atomically; removes older caches of the same source.

@@ -13,7 +13,6 @@
 #include "channel_setup.hpp"
 #include "command.hpp"
 #include "gpuenv/package/record_json.hpp"
-#include "gpuenv/specs/platform.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 #include "solve_output.hpp"
 
@@ -76,15 +75,19 @@ void print_json(const std::vector<specs::PackageRecord>& records) {
 
 int run_search(const SearchArguments& arguments) {
   const auto env = util::process_environment();
+  // .condarc and CONDA_*: channels, channel_alias, offline, subdir. Pins do
+  // not apply: conda search lists what the channels hold.
+  const auto channels = with_configuration(arguments.channels, env);
+  if (!channels) return fail(arguments, channels.error(), "CondaValueError");
   std::vector<specs::MatchSpec> specs;
   try {
-    specs = parse_specs({arguments.spec}, channel_context(env));
+    specs = parse_specs({arguments.spec}, channel_context(env, *channels->configuration));
   } catch (const specs::SpecError& error) {
     return fail(arguments, error.what(), "InvalidMatchSpec");
   }
   solver::PackageDatabase database;
-  const std::string platform(specs::Platform::current().str());
-  const auto loaded = load_channels_for(database, arguments.channels, specs, platform, env, !arguments.json);
+  const std::string platform(target_platform(*channels).str());
+  const auto loaded = load_channels_for(database, *channels, specs, platform, env, !arguments.json);
   if (!loaded) return fail(arguments, loaded.error(), "CondaHTTPError");
 
   const auto records = database.search(specs.front());

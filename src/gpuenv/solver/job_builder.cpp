@@ -87,12 +87,15 @@ void build_jobs(PoolState& state, const SolveRequest& request, const MachineFact
   }
 
   for (const auto& spec : request.pins) {
-    // A pin rules out every other build of its package; it installs nothing.
+    // A pin rules out every other build of its package (of each package, for
+    // a glob name like `cuda-*`); it installs nothing.
     const auto name = spec.name().exact_value();
-    if (!name) continue;
+    const auto named = name ? solvables_named(state, *name, MatchScope::channels)
+                            : matching_solvables(state, specs::MatchSpec::parse(spec.name().str()),
+                                                 MatchScope::channels);
     std::vector<Id> ruled_out;
     const auto allowed = matching_solvables(state, spec, MatchScope::channels);
-    for (const Id p : solvables_named(state, *name, MatchScope::channels)) {
+    for (const Id p : named) {
       if (std::find(allowed.begin(), allowed.end(), p) == allowed.end()) ruled_out.push_back(p);
     }
     if (ruled_out.empty()) continue;

@@ -1,0 +1,19 @@
+// The machine a solve is for: this one, or another platform named with
+// --platform / --subdir / CONDA_SUBDIR.
+#pragma once
+
+#include "gpuenv/solver/machine_facts.hpp"
+#include "gpuenv/specs/platform.hpp"
+#include "gpuenv/system/system_survey.hpp"
+
+namespace gpuenv::cli {
+
+// For the platform gpuenv runs on: this machine's virtual packages, as
+// surveyed. For another platform: what CEP 30 gives a machine that cannot
+// be measured (__unix, __linux=0, __glibc=2.17, __osx=0, __win=0,
+// __archspec=0=<arch>), with CONDA_OVERRIDE_* applied, and __cuda and
+// __cuda_arch only from CONDA_OVERRIDE_CUDA*: this machine's driver says
+// nothing about the other one, so failures do not name it either.
+solver::MachineFacts machine_facts_for(const system::SystemSurvey& survey, specs::Platform target);
+
+}  // namespace gpuenv::cli

@@ -14,7 +14,14 @@ using Runner = std::function<int()>;
 void add_info_command(CLI::App& app, Runner& run);
 void add_cuda_command(CLI::App& app, Runner& run);
 void add_create_command(CLI::App& app, Runner& run);
+void add_install_command(CLI::App& app, Runner& run);
+void add_update_command(CLI::App& app, Runner& run);
+void add_remove_command(CLI::App& app, Runner& run);
 void add_search_command(CLI::App& app, Runner& run);
+void add_list_command(CLI::App& app, Runner& run);
+void add_run_command(CLI::App& app, Runner& run);
+void add_shell_command(CLI::App& app, Runner& run);
+void add_env_command(CLI::App& app, Runner& run);
 void add_planned_commands(CLI::App& app, Runner& run);
 
 }  // namespace gpuenv::cli

@@ -1,112 +1,77 @@
-// `gpuenv create`: solve a new environment from package specs against the
-// channels and this machine's virtual packages. This release stops at the
-// plan (--dry-run); installing lands with the package and prefix modules.
+// `gpuenv create`: a new environment from package specs (solved against the
+// channels and this machine's virtual packages) or from a file: an
+// environment.yml, a spec list, or an explicit lockfile installed as it is.
 #include <fmt/core.h>
 
-#include <cstdio>
-#include <expected>
 #include <memory>
-#include <filesystem>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "channel_setup.hpp"
 #include "command.hpp"
-#include "prefix_arguments.hpp"
-#include "gpuenv/solver/machine_facts.hpp"
-#include "gpuenv/specs/platform.hpp"
+#include "environment_change.hpp"
 #include "gpuenv/specs/spec_error.hpp"
-#include "gpuenv/system/system_survey.hpp"
-#include "solve_output.hpp"
 
 namespace gpuenv::cli {
 namespace {
 
-struct CreateArguments {
-  PrefixArguments where;
-  ChannelArguments channels;
-  bool dry_run = false;
-  bool json = false;
-  bool yes = false;
-  std::vector<std::string> specs;
-};
-
-// Errors before any solve: the same shape conda's --json errors have.
-int fail(const CreateArguments& arguments, const std::string& message, int exit_code = 1) {
-  if (arguments.json) {
-    print_json_failure(message, {}, "CondaValueError");
-  } else {
-    std::fflush(stdout);
-    fmt::print(stderr, "gpuenv: error: {}\n", message);
-  }
-  return exit_code;
-}
-
-int run_create(const CreateArguments& arguments) {
-  if (!arguments.dry_run) {
-    return fail(arguments,
-                "installing packages lands with a later release of gpuenv; use --dry-run to see what "
-                "`gpuenv create` would install",
-                2);
-  }
+int run_create(const ChangeArguments& arguments) {
   const auto env = util::process_environment();
-  const auto prefix = resolve_prefix(arguments.where, env, WhenNoPrefixGiven::refuse);
-  if (!prefix) return fail(arguments, prefix.error(), 2);
-  if (arguments.specs.empty()) return fail(arguments, "name at least one package to put in the environment", 2);
+  const auto inputs = read_change_inputs(arguments, env);
+  if (!inputs) return report_error(arguments, inputs.error());
+  const auto& context = inputs->context;
+  const auto& files = inputs->files;
+
+  // conda env create: the file's name, unless -p or -n says otherwise.
+  auto where = arguments.where;
+  if (where.prefix.empty() && where.name.empty()) where.name = files.name;
+  const auto prefix = resolve_prefix(where, env, WhenNoPrefixGiven::refuse);
+  if (!prefix) return report_error(arguments, prefix.error(), 2);
+
+  std::vector<std::string> spec_texts = files.specs;
+  spec_texts.insert(spec_texts.end(), arguments.specs.begin(), arguments.specs.end());
+  if (spec_texts.empty() && !files.is_explicit) {
+    return report_error(arguments, "name at least one package to put in the environment", 2);
+  }
+  if (!arguments.dry_run) {
+    try {
+      if (auto usable = check_new_prefix(*prefix); !usable) return report_error(arguments, usable.error());
+    } catch (const std::exception& error) {  // settling an interrupted transaction failed
+      return report_error(arguments, error.what());
+    }
+  }
+
+  if (files.is_explicit) {
+    PlannedChange change;
+    change.prefix = *prefix;
+    change.solution.link = files.explicit_packages;
+    return carry_out_change(change, arguments, env);
+  }
 
   std::vector<specs::MatchSpec> requested;
   try {
-    requested = parse_specs(arguments.specs, channel_context(env));
+    requested = parse_specs(spec_texts, context);
   } catch (const specs::SpecError& error) {
-    return fail(arguments, error.what());
+    return report_error(arguments, error.what());
   }
-
-  const std::string platform(specs::Platform::current().str());
-  solver::PackageDatabase database;
-  const auto loaded = load_channels_for(database, arguments.channels, requested, platform, env, !arguments.json);
-  if (!loaded) return fail(arguments, loaded.error());
-
-  // The virtual packages of this machine (CUDA detection through its cache,
-  // CONDA_OVERRIDE_* honoured): what the environment is solved for.
-  system::SurveyOptions survey_options;
-  survey_options.program_version = GPUENV_VERSION;
-  const auto survey = system::survey_system(env, survey_options);
-  for (const auto& warning : survey.warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
-  const auto machine = solver::machine_facts_from(survey, platform);
-  database.set_installed({}, machine.virtual_packages);
-
+  auto channels = arguments.channels;
+  channels.channels.insert(channels.channels.end(), files.channels.begin(), files.channels.end());
   solver::SolveRequest request;
   request.install = requested;
-  request.channel_priority = channel_priority(arguments.channels);
-  const auto solution = solver::solve(database, request, machine);
-  if (!solution) {
-    if (arguments.json) {
-      print_json_failure(solution.error().summary(), solution.error().lines(), "UnsatisfiableError");
-    } else {
-      print_unsolvable(solution.error());
-    }
-    return 1;
+  auto change = solve_change(arguments, channels, *prefix, {}, request, true, env);
+  if (!change) return change.error();
+  change->update_specs = spec_texts;
+  for (std::size_t i = 0; i < requested.size(); ++i) {
+    if (const auto name = requested[i].name().exact_value()) change->requested_specs[std::string(*name)] = spec_texts[i];
   }
-  if (arguments.json) {
-    print_json_plan(*solution, *loaded, *prefix);
-  } else {
-    print_plan(*solution, *loaded, *prefix, machine);
-  }
-  return 0;
+  return carry_out_change(*change, arguments, env);
 }
 
 }  // namespace
 
 void add_create_command(CLI::App& app, Runner& run) {
-  auto arguments = std::make_shared<CreateArguments>();
-  auto* sub = app.add_subcommand("create", "Create an environment from package specs");
-  add_prefix_options(sub, arguments->where);
-  add_channel_options(sub, arguments->channels);
-  sub->add_flag("--dry-run,-d", arguments->dry_run, "Only show what would be installed");
-  sub->add_flag("--json", arguments->json, "Report as JSON (conda's shape)");
-  sub->add_flag("-y,--yes", arguments->yes, "Do not ask for confirmation");
-  sub->add_option("specs", arguments->specs, "Package specs (conda MatchSpec syntax)");
+  auto arguments = std::make_shared<ChangeArguments>();
+  auto* sub = app.add_subcommand("create", "Create an environment from package specs or a file");
+  add_change_options(sub, *arguments, ChangeCommand::create);
   sub->callback([&run, arguments] { run = [arguments] { return run_create(*arguments); }; });
 }
 

@@ -36,7 +36,14 @@ int main(int argc, char** argv) {
   gpuenv::cli::add_info_command(app, run);
   gpuenv::cli::add_cuda_command(app, run);
   gpuenv::cli::add_create_command(app, run);
+  gpuenv::cli::add_install_command(app, run);
+  gpuenv::cli::add_update_command(app, run);
+  gpuenv::cli::add_remove_command(app, run);
   gpuenv::cli::add_search_command(app, run);
+  gpuenv::cli::add_list_command(app, run);
+  gpuenv::cli::add_run_command(app, run);
+  gpuenv::cli::add_shell_command(app, run);
+  gpuenv::cli::add_env_command(app, run);
   gpuenv::cli::add_planned_commands(app, run);
 
   // CLI11 would only say "A subcommand is required" for a mistyped one.

@@ -15,13 +15,6 @@ struct PlannedCommand {
 };
 
 constexpr PlannedCommand planned_commands[] = {
-    {"install", "Install packages into an environment"},
-    {"update", "Update packages in an environment"},
-    {"remove", "Remove packages from an environment"},
-    {"list", "List the packages installed in an environment"},
-    {"run", "Run a command inside an environment"},
-    {"shell", "Shell integration (activate, deactivate, hook)"},
-    {"env", "Export environments and create them from files"},
     {"build", "Build packages from v1 recipe.yaml files over a variant matrix"},
     {"render", "Render a recipe for each variant without building"},
     {"test", "Test built packages in fresh environments"},

@@ -54,19 +54,22 @@ std::string human_size(std::uint64_t bytes) {
   return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
-void print_json_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
-                     const std::filesystem::path& prefix) {
+nlohmann::ordered_json plan_json(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
+                                 const std::filesystem::path& prefix, bool dry_run) {
   json link = json::array();
   for (const auto& record : solution.link) link.push_back(action_json(record, loaded));
   json unlink = json::array();
   for (const auto& record : solution.unlink) unlink.push_back(action_json(record, loaded));
-  const json output{
-      {"success", true},
-      {"dry_run", true},
-      {"prefix", prefix.string()},
-      {"actions", json{{"LINK", link}, {"UNLINK", unlink}, {"PREFIX", prefix.string()}}},
-  };
-  fmt::print("{}\n", output.dump(2));
+  json output{{"success", true}};
+  if (dry_run) output["dry_run"] = true;
+  output["prefix"] = prefix.string();
+  output["actions"] = json{{"LINK", link}, {"UNLINK", unlink}, {"PREFIX", prefix.string()}};
+  return output;
+}
+
+void print_json_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
+                     const std::filesystem::path& prefix) {
+  fmt::print("{}\n", plan_json(solution, loaded, prefix, true).dump(2));
 }
 
 void print_json_failure(const std::string& error, const std::vector<std::string>& explanation,
@@ -83,15 +86,19 @@ void print_json_failure(const std::string& error, const std::vector<std::string>
 void print_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
                 const std::filesystem::path& prefix, const solver::MachineFacts& machine) {
   fmt::print("Environment:      {}\n", prefix.string());
-  fmt::print("Platform:         {}\n", machine.platform);
-  fmt::print("Virtual packages: {}\n", virtual_packages_text(machine));
+  // Unsolved plans (explicit files, removals) have no machine or channels to show.
+  if (!machine.platform.empty()) {
+    fmt::print("Platform:         {}\n", machine.platform);
+    fmt::print("Virtual packages: {}\n", virtual_packages_text(machine));
+  }
   std::vector<std::string> channels;
   for (const auto& subdir : loaded.subdirs) {
     if (std::find(channels.begin(), channels.end(), subdir.source.channel_name) == channels.end()) {
       channels.push_back(subdir.source.channel_name);
     }
   }
-  fmt::print("Channels:         {}\n\n", fmt::join(channels, ", "));
+  if (!channels.empty()) fmt::print("Channels:         {}\n", fmt::join(channels, ", "));
+  fmt::print("\n");
 
   struct Row {
     std::string sign, name, version, build, channel, size;
@@ -127,10 +134,13 @@ void print_plan(const solver::Solution& solution, const solver::ChannelLoadResul
   print_row(header);
   fmt::print("  {}\n", std::string(widths[0] + widths[1] + widths[2] + widths[3] + widths[4] + 10, '-'));
   for (const auto& row : rows) print_row(row);
-  fmt::print("\n  Link {} package(s)", solution.link.size());
-  if (!solution.unlink.empty()) fmt::print(", unlink {}", solution.unlink.size());
-  fmt::print(" ({} to download)\n\n", human_size(total));
-  fmt::print("Dry run: nothing was installed. Installing lands with a later release of gpuenv.\n");
+  if (solution.link.empty()) {
+    fmt::print("\n  Unlink {} package(s)\n\n", solution.unlink.size());
+  } else {
+    fmt::print("\n  Link {} package(s)", solution.link.size());
+    if (!solution.unlink.empty()) fmt::print(", unlink {}", solution.unlink.size());
+    fmt::print(" ({} to download)\n\n", human_size(total));
+  }
 }
 
 void print_unsolvable(const solver::Unsolvable& unsolvable) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,11 @@ namespace gpuenv::cli {
 // {"success": true, "dry_run": true, "prefix": ..., "actions": {"LINK": [...],
 // "UNLINK": [...], "PREFIX": ...}}, each action with name, version, build,
 // build_number, channel, subdir, fn, url, sha256 (and conda's dist_name,
-// base_url, build_string, platform).
+// base_url, build_string, platform). "dry_run" only when `dry_run`.
+nlohmann::ordered_json plan_json(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
+                                 const std::filesystem::path& prefix, bool dry_run);
+
+// plan_json(..., true), printed.
 void print_json_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
                      const std::filesystem::path& prefix);
 
@@ -23,7 +28,8 @@ void print_json_plan(const solver::Solution& solution, const solver::ChannelLoad
 void print_json_failure(const std::string& error, const std::vector<std::string>& explanation,
                         const std::string& exception_name);
 
-// The plan as a table, on stdout.
+// The plan as a table, on stdout. The machine's lines are left out when
+// `machine.platform` is empty (plans that were not solved).
 void print_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
                 const std::filesystem::path& prefix, const solver::MachineFacts& machine);
 

@@ -28,7 +28,12 @@ class SolveCliMachine {
         "GPUENV_SYS_ROOT=" + (root_ / "sys").string(),
         "GPUENV_DEV_ROOT=" + (root_ / "dev").string(),
         "-CONDA_OVERRIDE_CUDA", "-CONDA_OVERRIDE_CUDA_ARCH", "-CONDA_CHANNELS", "-CONDA_ENVS_PATH",
-        "-CONDA_ENVS_DIRS", "-CUDA_VISIBLE_DEVICES", "-FAKE_CUDA_DEVICES", "-FAKE_CUDA_DRIVER_VERSION"};
+        "-CONDA_ENVS_DIRS", "-CUDA_VISIBLE_DEVICES", "-FAKE_CUDA_DEVICES", "-FAKE_CUDA_DRIVER_VERSION",
+        // The caller's conda configuration (~/.condarc, CONDA_* settings)
+        // would change the answers.
+        "HOME=" + (root_ / "home").string(), "XDG_CONFIG_HOME=" + (root_ / "xdg").string(), "-CONDARC",
+        "-CONDA_PREFIX", "-CONDA_CHANNEL_PRIORITY", "-CONDA_PINNED_PACKAGES", "-CONDA_SUBDIR", "-CONDA_OFFLINE",
+        "-CONDA_CHANNEL_ALIAS", "-CONDA_DEFAULT_CHANNELS", "-CONDA_PKGS_DIRS", "-CONDA_ALWAYS_YES"};
     assignments.insert(assignments.end(), extra.begin(), extra.end());
     return assignments;
   }

@@ -102,14 +102,14 @@ TEST(CreateDryRun, AnUnsatisfiableRequestIsExplainedAsText) {
       << result.err;
 }
 
-TEST(CreateDryRun, WithoutDryRunItSaysInstallingComesLater) {
+// Without --dry-run, create installs (test_install_cli.cpp), once confirmed.
+TEST(CreateDryRun, WithoutDryRunOrConfirmationNothingIsCreated) {
   SolveCliMachine machine;
   const auto result =
       run_gpuenv({"create", "-p", (machine / "env").string(), "-c", recipes, "--override-channels", "dependent"},
                  machine.env());
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.err.find("later release"), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find("--dry-run"), std::string::npos) << result.err;
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("add -y"), std::string::npos) << result.err;
   EXPECT_FALSE(std::filesystem::exists(machine / "env"));
 }
 

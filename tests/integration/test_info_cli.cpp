@@ -92,9 +92,9 @@ TEST(InfoCli, JsonHasVersionPlatformVirtualPackagesAndDirectories) {
   EXPECT_EQ(document["cuda"]["status"], "ok");
   EXPECT_EQ(document["cuda"]["device_count"], 1);
   EXPECT_EQ(document["cache_dir"], (home.home() / ".cache/gpuenv").string());
-  EXPECT_EQ(document["root_prefix"], (home.home() / ".local/share/gpuenv").string());
-  EXPECT_EQ(document["pkgs_dirs"][0], (home.home() / ".local/share/gpuenv/pkgs").string());
-  EXPECT_EQ(document["envs_dirs"][0], (home.home() / ".local/share/gpuenv/envs").string());
+  EXPECT_EQ(document["root_prefix"], (home.home() / ".gpuenv").string());
+  EXPECT_EQ(document["pkgs_dirs"][0], (home.home() / ".gpuenv/pkgs").string());
+  EXPECT_EQ(document["envs_dirs"][0], (home.home() / ".gpuenv/envs").string());
   EXPECT_TRUE(document["config_files"].empty());
   EXPECT_FALSE(document["config_search_path"].empty());
 }

@@ -54,8 +54,10 @@ UserDirectories resolve_user_directories(const EnvLookup& env) {
 
   if (auto explicit_root = non_empty(env, "GPUENV_ROOT_PREFIX")) {
     dirs.root_prefix = *explicit_root;
-  } else if (auto base = xdg_base(env, "XDG_DATA_HOME", home, ".local/share")) {
-    dirs.root_prefix = *base / "gpuenv";
+  } else if (home) {
+    // Not under XDG_DATA_HOME: environments are what users look for and
+    // type paths into, as with ~/.conda, ~/micromamba and ~/.pixi.
+    dirs.root_prefix = *home / ".gpuenv";
   }
 
   if (auto pkgs = env("CONDA_PKGS_DIRS"); pkgs && !pkgs->empty()) {

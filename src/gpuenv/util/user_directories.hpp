@@ -2,7 +2,8 @@
 //
 // Decisions (docs/json-output.md lists them for `gpuenv info`):
 // - cache:        $GPUENV_CACHE_DIR, else $XDG_CACHE_HOME/gpuenv, else ~/.cache/gpuenv
-// - root prefix:  $GPUENV_ROOT_PREFIX, else $XDG_DATA_HOME/gpuenv, else ~/.local/share/gpuenv
+// - root prefix:  $GPUENV_ROOT_PREFIX, else ~/.gpuenv (named environments live
+//                 in <root>/envs, as in micromamba's ~/micromamba)
 // - package dirs: $CONDA_PKGS_DIRS (comma-separated, as conda reads it), else <root>/pkgs
 // - envs dirs:    $CONDA_ENVS_PATH or $CONDA_ENVS_DIRS (as conda), else <root>/envs
 // - config files: gpuenv reads conda's .condarc search path (conda's documented

@@ -88,14 +88,14 @@ TEST(SystemHostFacts, DetectedFactsAreThisMachines) {
 TEST(SystemUserDirectories, XdgRulesAndGpuenvVariables) {
   auto dirs = util::resolve_user_directories(util::fixed_environment({{"HOME", "/home/ann"}}));
   EXPECT_EQ(dirs.cache_dir, "/home/ann/.cache/gpuenv");
-  EXPECT_EQ(dirs.root_prefix, "/home/ann/.local/share/gpuenv");
-  EXPECT_EQ(dirs.pkgs_dirs, std::vector<std::filesystem::path>{"/home/ann/.local/share/gpuenv/pkgs"});
-  EXPECT_EQ(dirs.envs_dirs, std::vector<std::filesystem::path>{"/home/ann/.local/share/gpuenv/envs"});
+  EXPECT_EQ(dirs.root_prefix, "/home/ann/.gpuenv");
+  EXPECT_EQ(dirs.pkgs_dirs, std::vector<std::filesystem::path>{"/home/ann/.gpuenv/pkgs"});
+  EXPECT_EQ(dirs.envs_dirs, std::vector<std::filesystem::path>{"/home/ann/.gpuenv/envs"});
 
   dirs = util::resolve_user_directories(util::fixed_environment(
-      {{"HOME", "/home/ann"}, {"XDG_CACHE_HOME", "/var/cache/ann"}, {"XDG_DATA_HOME", "relative/ignored"}}));
+      {{"HOME", "/home/ann"}, {"XDG_CACHE_HOME", "/var/cache/ann"}, {"XDG_DATA_HOME", "/data/ann"}}));
   EXPECT_EQ(dirs.cache_dir, "/var/cache/ann/gpuenv");
-  EXPECT_EQ(dirs.root_prefix, "/home/ann/.local/share/gpuenv");
+  EXPECT_EQ(dirs.root_prefix, "/home/ann/.gpuenv");
 
   dirs = util::resolve_user_directories(util::fixed_environment({{"HOME", "/home/ann"},
                                                                  {"GPUENV_CACHE_DIR", "/tmp/c"},

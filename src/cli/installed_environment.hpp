@@ -1,0 +1,72 @@
+// Reading an environment that already exists, for the commands that only
+// read or use one (list, run, shell activate, env export): the checks, the
+// recovery of a transaction a killed gpuenv left, the records, and how a
+// record's channel and download URL are shown.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuenv/prefix/prefix_record.hpp"
+#include "gpuenv/specs/channel.hpp"
+#include "gpuenv/specs/package_record.hpp"
+
+namespace gpuenv::cli {
+
+// Whether `prefix` is an environment: a directory holding conda-meta/ (the
+// test conda and mamba use). The error says what is wrong and what to do.
+std::expected<void, std::string> check_environment(const std::filesystem::path& prefix);
+
+// A transaction a killed gpuenv left in the prefix is finished or undone
+// before the prefix is read, so that nothing reports or runs a half-linked
+// environment (recover_prefix). Only done when a journal is there: reading
+// needs no lock, and a read-only prefix is still readable. A transaction
+// another process is running right now is waited for. When the recovery
+// itself fails (no write access, say), this returns a warning for the user.
+std::optional<std::string> settle_interrupted_transaction(const std::filesystem::path& prefix);
+
+struct InstalledEnvironment {
+  std::filesystem::path prefix;
+  std::vector<prefix::PrefixRecord> records;  // sorted by name
+  std::vector<std::string> warnings;          // damaged records, failed recovery
+};
+
+// check_environment, settle_interrupted_transaction, then every record.
+std::expected<InstalledEnvironment, std::string> read_installed_environment(
+    const std::filesystem::path& prefix);
+
+// A record's channel as conda shows it (CEP 26 names): `name` for --json's
+// "channel" ("conda-forge", "pkgs/main", a local channel's path),
+// `canonical_name` for the table and environment.yml ("conda-forge",
+// "defaults", the base URL of channels elsewhere), `base_url` without the
+// subdir. All empty when the record does not say where it came from.
+struct RecordChannel {
+  std::string name;
+  std::string canonical_name;
+  std::string base_url;
+};
+
+RecordChannel record_channel(const specs::PackageRecord& record, const specs::ChannelContext& context);
+
+// The record's subdir: its `subdir` field, else read from its channel or
+// URL ("linux-64"), else empty.
+std::string record_subdir(const specs::PackageRecord& record);
+
+// Which digest follows the URL in an @EXPLICIT line.
+enum class ExplicitDigest { sha256, md5 };
+
+// The lines of an explicit lockfile (CEP-less, conda's `@EXPLICIT` format):
+// conda's three header comments, `@EXPLICIT`, then one `<url>#<digest>`
+// line per record in the given order. A record without a URL becomes
+// `# no URL for: <fn>` (as conda prints it); one without the chosen digest
+// gets the other, or none.
+std::vector<std::string> explicit_lockfile_lines(const std::vector<prefix::PrefixRecord>& records,
+                                                 const std::string& platform, ExplicitDigest digest);
+
+// conda's `conda list --export` header comment lines.
+std::vector<std::string> export_header_lines(const std::string& platform);
+
+}  // namespace gpuenv::cli

@@ -1,0 +1,162 @@
+// `gpuenv list`: the packages installed in an environment, as `conda list`
+// prints them (its table, --json, --export, --canonical and --explicit
+// forms), from the conda-meta records gpuenv, conda and mamba write.
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "channel_setup.hpp"
+#include "command.hpp"
+#include "installed_environment.hpp"
+#include "prefix_arguments.hpp"
+#include "gpuenv/specs/platform.hpp"
+
+namespace gpuenv::cli {
+namespace {
+
+struct ListArguments {
+  PrefixArguments where;
+  std::string regex;
+  bool full_name = false;
+  bool json = false;
+  bool explicit_urls = false;
+  bool md5 = false;
+  bool export_specs = false;
+  bool canonical = false;
+};
+
+// conda's --json error shape; exception_name as conda names the case.
+int fail(const ListArguments& arguments, const std::string& message,
+         const char* exception_name = "CondaValueError") {
+  std::fflush(stdout);
+  if (arguments.json) {
+    fmt::print("{}\n", nlohmann::json{{"success", false}, {"error", message}, {"exception_name", exception_name}}
+                           .dump(2));
+  } else {
+    fmt::print(stderr, "gpuenv: error: {}\n", message);
+  }
+  return 1;
+}
+
+// conda's disp_features: "[mkl debug]", or nothing.
+std::string features_text(const std::vector<std::string>& features) {
+  if (features.empty()) return {};
+  std::string joined;
+  for (const auto& feature : features) joined += (joined.empty() ? "" : " ") + feature;
+  return "[" + joined + "]";
+}
+
+std::string table_row(const prefix::PrefixRecord& record, const RecordChannel& channel) {
+  const auto& package = record.package;
+  // conda's "%(name)-25s %(version)-15s %(build)15s  <features>  <channel>";
+  // packages from `defaults` show no channel, as in conda.
+  auto row = fmt::format("{:<25} {:<15} {:>15}  {}", package.name, package.version, package.build,
+                         features_text(package.features));
+  const auto& shown = channel.canonical_name.empty() ? std::string("<unknown>") : channel.canonical_name;
+  if (shown != "defaults") row += "  " + shown;
+  while (row.ends_with(' ')) row.pop_back();
+  return row;
+}
+
+// conda's PackageRecord.dist_fields_dump().
+nlohmann::json json_entry(const prefix::PrefixRecord& record, const RecordChannel& channel) {
+  const auto& package = record.package;
+  return {{"base_url", channel.base_url.empty() ? nlohmann::json(nullptr) : nlohmann::json(channel.base_url)},
+          {"build_number", package.build_number},
+          {"build_string", package.build},
+          {"channel", channel.name.empty() ? std::string("<unknown>") : channel.name},
+          {"dist_name", package.dist_str()},
+          {"name", package.name},
+          {"platform", record_subdir(package)},
+          {"version", package.version}};
+}
+
+int run_list(const ListArguments& arguments) {
+  if (arguments.md5 && !arguments.explicit_urls) {
+    return fail(arguments, "--md5 only changes the output of --explicit: add --explicit");
+  }
+  const auto env = util::process_environment();
+  const auto prefix = resolve_prefix(arguments.where, env, WhenNoPrefixGiven::use_active_prefix);
+  if (!prefix) return fail(arguments, prefix.error());
+  const auto environment = read_installed_environment(*prefix);
+  if (!environment) return fail(arguments, environment.error(), "EnvironmentLocationNotFound");
+  for (const auto& warning : environment->warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
+
+  const std::string platform(specs::Platform::current().str());
+  if (arguments.explicit_urls) {
+    // As conda: the whole environment, whatever the regex says.
+    const auto digest = arguments.md5 ? ExplicitDigest::md5 : ExplicitDigest::sha256;
+    for (const auto& line : explicit_lockfile_lines(environment->records, platform, digest)) fmt::print("{}\n", line);
+    return 0;
+  }
+
+  std::optional<std::regex> pattern;
+  if (!arguments.regex.empty()) {
+    const auto text = arguments.full_name ? "^(?:" + arguments.regex + ")$" : arguments.regex;
+    try {
+      pattern.emplace(text, std::regex::ECMAScript | std::regex::icase);
+    } catch (const std::regex_error& error) {
+      return fail(arguments, fmt::format("'{}' is not a regular expression ({}); packages are matched by "
+                                         "name with a regular expression such as '^cuda'",
+                                         arguments.regex, error.what()));
+    }
+  }
+  std::vector<const prefix::PrefixRecord*> shown;
+  for (const auto& record : environment->records) {
+    if (!pattern || std::regex_search(record.package.name, *pattern)) shown.push_back(&record);
+  }
+
+  const auto context = channel_context(env);
+  if (arguments.json) {
+    auto document = nlohmann::json::array();
+    // conda's --json wins over --canonical and --export, too.
+    for (const auto* record : shown) document.push_back(json_entry(*record, record_channel(record->package, context)));
+    fmt::print("{}\n", document.dump(2));
+    return 0;
+  }
+  if (arguments.canonical) {
+    for (const auto* record : shown) fmt::print("{}\n", record->package.dist_str());
+    return 0;
+  }
+  if (arguments.export_specs) {
+    for (const auto& line : export_header_lines(platform)) fmt::print("{}\n", line);
+    for (const auto* record : shown) {
+      const auto& package = record->package;
+      fmt::print("{}={}={}\n", package.name, package.version, package.build);
+    }
+    return 0;
+  }
+  fmt::print("# packages in environment at {}:\n#\n", prefix->string());
+  fmt::print("# {:<23} {:<15} {:>15}  Channel\n", "Name", "Version", "Build");
+  for (const auto* record : shown) fmt::print("{}\n", table_row(*record, record_channel(record->package, context)));
+  return 0;
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app, Runner& run) {
+  auto arguments = std::make_shared<ListArguments>();
+  auto* sub = app.add_subcommand("list", "List the packages installed in an environment");
+  add_prefix_options(sub, arguments->where);
+  sub->add_option("regex", arguments->regex,
+                  "Only packages whose name matches this regular expression (case-insensitive)");
+  sub->add_flag("-f,--full-name", arguments->full_name, "The regular expression must match the whole name");
+  sub->add_flag("--json", arguments->json, "Report as JSON (conda's shape)");
+  auto* explicit_flag = sub->add_flag("--explicit", arguments->explicit_urls,
+                                      "Print an @EXPLICIT lockfile: each package's URL#sha256");
+  sub->add_flag("--md5", arguments->md5, "With --explicit: URL#md5 instead of URL#sha256");
+  auto* export_flag = sub->add_flag("-e,--export", arguments->export_specs,
+                                    "Print name=version=build lines (for `create --file`)");
+  sub->add_flag("-c,--canonical", arguments->canonical, "Print name-version-build only")
+      ->excludes(explicit_flag)
+      ->excludes(export_flag);
+  explicit_flag->excludes(export_flag);
+  sub->callback([&run, arguments] { run = [arguments] { return run_list(*arguments); }; });
+}
+
+}  // namespace gpuenv::cli

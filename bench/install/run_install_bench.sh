@@ -41,21 +41,24 @@ PY
 }
 
 export CONDA_OVERRIDE_CUDA=
-export GPUENV_CACHE_DIR=$work/cache
 bench_channel() {  # label channel-url
   local label=$1 url=$2 cold_best=999 warm_best=999 line
+  # Every run gets directories of its own, and nothing is deleted until the
+  # end: right after an `rm -rf` of tens of thousands of files, ext4 spends
+  # seconds of kernel time skipping the recently freed inodes (its
+  # recently_deleted() check) when it creates new ones, which would measure
+  # the benchmark's cleanup, not gpuenv.
   for run in $(seq "$runs"); do
-    export CONDA_PKGS_DIRS=$work/pkgs-$label-$run
-    rm -rf "$CONDA_PKGS_DIRS" "$work/cache" "$work/env-cold" "$work/env-warm"
-    line=$(timed "$gpuenv" create -y -p "$work/env-cold" --override-channels -c "$url" perf-000)
+    export CONDA_PKGS_DIRS=$work/pkgs-$label-$run GPUENV_CACHE_DIR=$work/cache-$label-$run
+    line=$(timed "$gpuenv" create -y -p "$work/env-cold-$label-$run" --override-channels -c "$url" perf-000)
     echo "$label run $run cold: ${line% *} s, peak ${line#* } MB"
     cold_best=$(python3 -c "print(min($cold_best, ${line% *}))")
-    line=$(timed "$gpuenv" create -y -p "$work/env-warm" --override-channels -c "$url" perf-000)
+    line=$(timed "$gpuenv" create -y -p "$work/env-warm-$label-$run" --override-channels -c "$url" perf-000)
     echo "$label run $run warm: ${line% *} s, peak ${line#* } MB"
     warm_best=$(python3 -c "print(min($warm_best, ${line% *}))")
   done
   local files
-  files=$(find "$work/env-warm/lib" -type f | wc -l)
+  files=$(find "$work/env-warm-$label-$runs/lib" -type f | wc -l)
   echo "$label: best cold $cold_best s (target < 3.5), best warm $warm_best s (target < 0.45); $files files linked"
 }
 

@@ -1,0 +1,67 @@
+// libsolv's qsort_r calls are redirected to a stable sort of our own
+// (src/gpuenv/solver/libsolv_sort.cpp); this binary links the same way, so
+// qsort_r here is that sort. It must order like glibc's merge sort: sorted
+// and stable, for every element size.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace {
+
+// Elements of `Size` bytes: a key that repeats (ties) and a serial number
+// that shows whether ties kept their order.
+template <std::size_t Size>
+struct Record {
+  std::uint32_t key;
+  std::uint32_t serial;
+  unsigned char padding[Size - 8];
+};
+
+int compare_keys(const void* a, const void* b, void* calls) {
+  ++*static_cast<std::size_t*>(calls);
+  std::uint32_t left, right;
+  std::memcpy(&left, a, sizeof left);
+  std::memcpy(&right, b, sizeof right);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+template <std::size_t Size>
+void expect_sorted_and_stable(std::size_t count) {
+  std::mt19937 random(static_cast<unsigned>(count * Size));
+  std::vector<Record<Size>> records(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    records[i].key = static_cast<std::uint32_t>(random() % (count / 4 + 1));
+    records[i].serial = static_cast<std::uint32_t>(i);
+    std::memset(records[i].padding, static_cast<int>(i & 0xff), sizeof records[i].padding);
+  }
+  auto expected = records;
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const auto& a, const auto& b) { return a.key < b.key; });
+  std::size_t calls = 0;
+  qsort_r(records.data(), records.size(), sizeof(Record<Size>), compare_keys, &calls);
+  for (std::size_t i = 0; i < count; ++i) {
+    ASSERT_EQ(records[i].key, expected[i].key) << "size " << Size << " at " << i;
+    ASSERT_EQ(records[i].serial, expected[i].serial) << "size " << Size << " at " << i << ": ties reordered";
+    ASSERT_EQ(0, std::memcmp(records[i].padding, expected[i].padding, sizeof records[i].padding));
+  }
+  if (count > 1) {
+    EXPECT_GT(calls, 0u);
+  }
+}
+
+TEST(LibsolvSort, SortsStablyForEverySize) {
+  for (const std::size_t count : {0, 1, 2, 3, 17, 1000, 50000}) {
+    expect_sorted_and_stable<12>(count);
+    expect_sorted_and_stable<16>(count);
+    expect_sorted_and_stable<24>(count);
+    expect_sorted_and_stable<32>(count);
+    expect_sorted_and_stable<40>(count);  // no fixed type: glibc's own sort
+  }
+}
+
+}  // namespace

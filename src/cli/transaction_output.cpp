@@ -57,7 +57,7 @@ TransactionWatch watch_for(const std::filesystem::path& prefix, const std::vecto
     if (cache.find_extracted(record)) continue;
     const auto tarball = cache.tarball_path(record);
     if (path_exists(tarball)) continue;  // verified and extracted from there: no download
-    watch.downloads.push_back({tarball, record.size});
+    watch.downloads.push_back({tarball, cache.partial_download_path(record), record.size});
   }
   return watch;
 }
@@ -111,8 +111,8 @@ void TransactionProgress::run() {
 }
 
 void TransactionProgress::draw() {
-  // The cache module writes a download to "<pkgs>/<fn>.partial" and renames
-  // it into place once verified: the partial file's size is the bytes so far.
+  // The cache writes a download to its partial_download_path and renames it
+  // into place once verified: the partial file's size is the bytes so far.
   std::size_t downloads_done = 0;
   std::uint64_t bytes = 0;
   std::optional<std::uint64_t> total_bytes = 0;
@@ -121,9 +121,7 @@ void TransactionProgress::draw() {
       ++downloads_done;
       bytes += *size;
     } else {
-      auto partial = download.tarball;
-      partial += ".partial";
-      bytes += size_on_disk(partial).value_or(0);
+      bytes += size_on_disk(download.partial).value_or(0);
     }
     if (total_bytes && download.size) *total_bytes += *download.size;
     else total_bytes.reset();

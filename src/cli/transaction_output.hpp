@@ -27,6 +27,7 @@ namespace gpuenv::cli {
 struct TransactionWatch {
   struct Download {
     std::filesystem::path tarball;       // <pkgs>/<fn>, present once verified
+    std::filesystem::path partial;       // where it is written until then
     std::optional<std::uint64_t> size;   // from the record, when known
   };
   std::vector<Download> downloads;  // only packages neither extracted nor downloaded yet

@@ -100,6 +100,12 @@ std::filesystem::path PackageCache::tarball_path(const specs::PackageRecord& rec
   return writable_dir() / package_filename(record);
 }
 
+std::filesystem::path PackageCache::partial_download_path(const specs::PackageRecord& record) const {
+  auto partial = tarball_path(record);
+  partial += ".partial";
+  return partial;
+}
+
 std::filesystem::path PackageCache::extracted_path(const specs::PackageRecord& record) const {
   return writable_dir() / dist_of(record);
 }
@@ -148,9 +154,7 @@ package::DownloadRequest PackageCache::download_request(const specs::PackageReco
   }
   package::DownloadRequest request;
   request.url = record.url;
-  auto partial = tarball_path(record);
-  partial += ".partial";
-  request.destination = partial;
+  request.destination = partial_download_path(record);
   // Hash what will be checked; with no hash known, compute both so the
   // prefix record can still carry them.
   request.want_sha256 = !record.sha256.empty() || record.md5.empty();

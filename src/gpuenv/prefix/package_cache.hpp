@@ -91,6 +91,10 @@ class PackageCache {
   CachedPackage fetch(const specs::PackageRecord& record) const;
 
   std::filesystem::path tarball_path(const specs::PackageRecord& record) const;
+  // Where a download is written until it is verified and renamed to
+  // tarball_path; its size is the bytes received so far (progress displays
+  // read it).
+  std::filesystem::path partial_download_path(const specs::PackageRecord& record) const;
   std::filesystem::path extracted_path(const specs::PackageRecord& record) const;
 
  private:

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -19,7 +20,7 @@ template <std::size_t Size>
 struct Record {
   std::uint32_t key;
   std::uint32_t serial;
-  unsigned char padding[Size - 8];
+  std::array<unsigned char, Size - 8> padding;
 };
 
 int compare_keys(const void* a, const void* b, void* calls) {
@@ -32,12 +33,13 @@ int compare_keys(const void* a, const void* b, void* calls) {
 
 template <std::size_t Size>
 void expect_sorted_and_stable(std::size_t count) {
+  static_assert(sizeof(Record<Size>) == Size);
   std::mt19937 random(static_cast<unsigned>(count * Size));
   std::vector<Record<Size>> records(count);
   for (std::size_t i = 0; i < count; ++i) {
     records[i].key = static_cast<std::uint32_t>(random() % (count / 4 + 1));
     records[i].serial = static_cast<std::uint32_t>(i);
-    std::memset(records[i].padding, static_cast<int>(i & 0xff), sizeof records[i].padding);
+    records[i].padding.fill(static_cast<unsigned char>(i & 0xff));
   }
   auto expected = records;
   std::stable_sort(expected.begin(), expected.end(),
@@ -47,7 +49,7 @@ void expect_sorted_and_stable(std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) {
     ASSERT_EQ(records[i].key, expected[i].key) << "size " << Size << " at " << i;
     ASSERT_EQ(records[i].serial, expected[i].serial) << "size " << Size << " at " << i << ": ties reordered";
-    ASSERT_EQ(0, std::memcmp(records[i].padding, expected[i].padding, sizeof records[i].padding));
+    ASSERT_EQ(records[i].padding, expected[i].padding);
   }
   if (count > 1) {
     EXPECT_GT(calls, 0u);
@@ -61,6 +63,30 @@ TEST(LibsolvSort, SortsStablyForEverySize) {
     expect_sorted_and_stable<24>(count);
     expect_sorted_and_stable<32>(count);
     expect_sorted_and_stable<40>(count);  // no fixed type: glibc's own sort
+  }
+  // Long enough to be sorted in two halves on two threads, odd and even.
+  expect_sorted_and_stable<24>(200001);
+  expect_sorted_and_stable<12>(200000);
+}
+
+// 8-byte elements (libsolv's Id pairs): the key in the high half, the
+// serial number in the low half, compared by key alone.
+TEST(LibsolvSort, SortsEightByteElementsStably) {
+  for (const std::size_t count : {1000, 200000}) {
+    std::mt19937 random(static_cast<unsigned>(count));
+    std::vector<std::uint64_t> values(count);
+    for (std::size_t i = 0; i < count; ++i) values[i] = (std::uint64_t{random() % 97} << 32) | i;
+    auto expected = values;
+    std::stable_sort(expected.begin(), expected.end(), [](auto a, auto b) { return (a >> 32) < (b >> 32); });
+    qsort_r(
+        values.data(), values.size(), sizeof(std::uint64_t),
+        [](const void* a, const void* b, void*) {
+          const auto left = *static_cast<const std::uint64_t*>(a) >> 32;
+          const auto right = *static_cast<const std::uint64_t*>(b) >> 32;
+          return left < right ? -1 : left > right ? 1 : 0;
+        },
+        nullptr);
+    EXPECT_EQ(values, expected);
   }
 }
 

@@ -165,6 +165,10 @@ TEST(InstallCli, RemoveTakesTheFilesRecordsAndDependentsAway) {
   }
   EXPECT_TRUE(fs::exists(prefix / "bin/tool"));
   EXPECT_TRUE(contains(read_file(prefix / "conda-meta/history"), "# remove specs: ['libdep']"));
+  // The table names the channel as create showed it, not conda-meta's
+  // "<channel>/<subdir>".
+  EXPECT_FALSE(contains(result.out, "/linux-64 ")) << result.out;
+  EXPECT_FALSE(contains(result.out, "/noarch ")) << result.out;
 }
 
 TEST(InstallCli, RemovingWhatIsNotInstalledIsAnErrorNamingIt) {

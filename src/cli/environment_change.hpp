@@ -48,12 +48,12 @@ enum class ChangeCommand { create, install, update, remove };
 // create and install --file.
 void add_change_options(CLI::App* command, ChangeArguments& arguments, ChangeCommand kind);
 
-// Prints `message` as an error (stderr, or conda's --json failure shape on
-// stdout) and returns `exit_code`.
 // How channel names resolve, from conda's configuration; a broken
 // configuration is an error the command reports (as JSON with --json).
 std::expected<specs::ChannelContext, std::string> read_channel_context(const util::EnvLookup& env);
 
+// Prints `message` as an error (stderr, or conda's --json failure shape on
+// stdout) and returns `exit_code`.
 int report_error(const ChangeArguments& arguments, const std::string& message, int exit_code = 1,
                  const std::string& exception_name = "CondaValueError");
 

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "gpuenv/specs/match_spec.hpp"
@@ -81,20 +82,26 @@ std::expected<specs::PackageRecord, std::string> record_from_package_url(std::st
     return std::unexpected(
         fmt::format("'{}' does not name a package file (its name must end in .conda or .tar.bz2)", url));
   }
-  const auto dist = specs::strip_package_extension(filename);
-  const auto build_dash = dist.rfind('-');
-  const auto version_dash = build_dash == std::string_view::npos || build_dash == 0
-                                ? std::string_view::npos
-                                : dist.rfind('-', build_dash - 1);
-  if (version_dash == std::string_view::npos || version_dash == 0 || build_dash == version_dash + 1 ||
-      build_dash + 1 == dist.size()) {
+  // The name, version and build come from the spec parser's reading of a
+  // package URL, which checks the file name the way conda does.
+  const auto not_a_package_file = [&] {
     return std::unexpected(fmt::format(
         "'{}' is not a package file name of the form <name>-<version>-<build>.conda (or .tar.bz2)", filename));
+  };
+  std::optional<specs::MatchSpec> spec;
+  try {
+    spec = specs::MatchSpec::parse(path);
+  } catch (const specs::SpecError&) {
+    return not_a_package_file();
   }
+  const auto name = spec->exact_name();
+  const auto version = spec->exact_version();
+  const auto build = spec->exact_build();
+  if (!spec->is_file() || !name || !version || !build) return not_a_package_file();
   specs::PackageRecord record;
-  record.name = std::string(dist.substr(0, version_dash));
-  record.set_version(std::string(dist.substr(version_dash + 1, build_dash - version_dash - 1)));
-  record.build = std::string(dist.substr(build_dash + 1));
+  record.name = *name;
+  record.set_version(*version);
+  record.build = *build;
   record.fn = filename;
   record.url = std::string(url);
   // conda's layout: <channel>/<subdir>/<file>. A URL not in that layout keeps

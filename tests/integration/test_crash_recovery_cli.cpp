@@ -18,7 +18,7 @@ using gpuenv::testing::snapshot_prefix;
 
 constexpr int kKilled = 128 + 9;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gpuenv::testing::contains;
 
 // The environment before (`libdep` 1.0 and `tool`) and after the change
 // (`libdep` 2.0, `bulk` and its 40 files added, `tool` kept), each made

@@ -17,7 +17,7 @@ using gpuenv::testing::run_gpuenv;
 using gpuenv::testing::write_text_file;
 using Dists = std::vector<std::string>;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gpuenv::testing::contains;
 
 class EnvironmentFileCli : public ::testing::Test {
  protected:

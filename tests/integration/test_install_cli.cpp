@@ -27,7 +27,7 @@ using gpuenv::testing::read_json_file;
 using gpuenv::testing::run_gpuenv;
 using Dists = std::vector<std::string>;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gpuenv::testing::contains;
 
 TEST(InstallCli, CreateLinksThePackagesAndWritesCondasRecords) {
   InstallCliMachine machine;

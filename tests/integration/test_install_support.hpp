@@ -18,6 +18,10 @@
 
 namespace gpuenv::testing {
 
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 // The packages of the test channel:
 //   libdep 1.0 and 2.0   a "shared library" with the prefix in binary and text files
 //   app 1.0              needs libdep, a bin/ script holding the prefix, a symlink

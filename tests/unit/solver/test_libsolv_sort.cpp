@@ -1,7 +1,8 @@
-// libsolv's qsort_r calls are redirected to a stable sort of our own
-// (src/gpuenv/solver/libsolv_sort.cpp); this binary links the same way, so
-// qsort_r here is that sort. It must order like glibc's merge sort: sorted
-// and stable, for every element size.
+// libsolv's qsort_r calls are redirected (-Wl,--wrap=qsort_r) to a stable
+// sort of our own, __wrap_qsort_r in src/gpuenv/solver/libsolv_sort.cpp.
+// It must order like glibc's merge sort: sorted and stable, for every
+// element size. The tests call it by its own name, so they test it whether
+// or not the link redirects anything.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,9 @@
 #include <cstring>
 #include <random>
 #include <vector>
+
+extern "C" void __wrap_qsort_r(void* base, std::size_t count, std::size_t size,
+                               int (*compare)(const void*, const void*, void*), void* argument);
 
 namespace {
 
@@ -45,7 +49,7 @@ void expect_sorted_and_stable(std::size_t count) {
   std::stable_sort(expected.begin(), expected.end(),
                    [](const auto& a, const auto& b) { return a.key < b.key; });
   std::size_t calls = 0;
-  qsort_r(records.data(), records.size(), sizeof(Record<Size>), compare_keys, &calls);
+  __wrap_qsort_r(records.data(), records.size(), sizeof(Record<Size>), compare_keys, &calls);
   for (std::size_t i = 0; i < count; ++i) {
     ASSERT_EQ(records[i].key, expected[i].key) << "size " << Size << " at " << i;
     ASSERT_EQ(records[i].serial, expected[i].serial) << "size " << Size << " at " << i << ": ties reordered";
@@ -78,7 +82,7 @@ TEST(LibsolvSort, SortsEightByteElementsStably) {
     for (std::size_t i = 0; i < count; ++i) values[i] = (std::uint64_t{random() % 97} << 32) | i;
     auto expected = values;
     std::stable_sort(expected.begin(), expected.end(), [](auto a, auto b) { return (a >> 32) < (b >> 32); });
-    qsort_r(
+    __wrap_qsort_r(
         values.data(), values.size(), sizeof(std::uint64_t),
         [](const void* a, const void* b, void*) {
           const auto left = *static_cast<const std::uint64_t*>(a) >> 32;

@@ -51,6 +51,21 @@ bool copy_contents(int in, int out, std::uint64_t size) {
 
 }  // namespace
 
+PrefixDirectories::Parent FilePlacement::parent_of(const std::string& target) {
+  auto parent = targets_.parent_of(target);
+  if (parent.fd < 0) {
+    throw PrefixError("cannot install " + describe_unreachable(prefix_, target, parent.error));
+  }
+  return parent;
+}
+
+int FilePlacement::create_target(const std::string& target, unsigned mode) {
+  const auto parent = parent_of(target);
+  const int out = ::openat(parent.fd, parent.name.c_str(), kCreate, mode);
+  if (out < 0) fail("cannot create", target, errno);
+  return out;
+}
+
 void FilePlacement::fail(const std::string& what, const std::string& path, int error) const {
   throw PrefixError(what + " " + prefix_ + "/" + path + ": " + std::strerror(error));
 }
@@ -65,7 +80,8 @@ PlacedFile FilePlacement::link_or_copy(const std::string& source, const std::str
                                        const package::PathEntry& entry, bool allow_hardlink,
                                        bool& cross_device) {
   if (allow_hardlink && !entry.no_link) {
-    if (::linkat(source_fd_, source.c_str(), prefix_fd_, target.c_str(), 0) == 0) {
+    const auto parent = parent_of(target);
+    if (::linkat(source_fd_, source.c_str(), parent.fd, parent.name.c_str(), 0) == 0) {
       return {entry.sha256, entry.size_in_bytes.value_or(0), false};
     }
     if (errno == EXDEV || errno == EPERM || errno == EMLINK) {
@@ -91,11 +107,12 @@ PlacedFile FilePlacement::copy(const std::string& source, const std::string& tar
   }
   struct stat info {};
   ::fstat(in, &info);
-  const int out = ::openat(prefix_fd_, target.c_str(), kCreate, 0600);
-  if (out < 0) {
-    const int error = errno;
+  int out = -1;
+  try {
+    out = create_target(target, 0600);
+  } catch (...) {
     ::close(in);
-    fail("cannot create", target, error);
+    throw;
   }
   const bool copied = copy_contents(in, out, static_cast<std::uint64_t>(info.st_size));
   const int error = errno;
@@ -152,14 +169,14 @@ void FilePlacement::symlink(const std::string& source, const std::string& target
                       std::strerror(errno) + "; delete the cache entry so it is extracted again");
   }
   const std::string link(buffer.data(), static_cast<std::size_t>(length));
-  if (::symlinkat(link.c_str(), prefix_fd_, target.c_str()) != 0) {
+  const auto parent = parent_of(target);
+  if (::symlinkat(link.c_str(), parent.fd, parent.name.c_str()) != 0) {
     fail("cannot create the symbolic link", target, errno);
   }
 }
 
 PlacedFile FilePlacement::write(const std::string& target, std::string_view content, unsigned mode) {
-  const int out = ::openat(prefix_fd_, target.c_str(), kCreate, 0600);
-  if (out < 0) fail("cannot create", target, errno);
+  const int out = create_target(target, 0600);
   const bool written = write_all(out, content.data(), content.size());
   const int error = errno;
   ::fchmod(out, mode);

@@ -1,7 +1,8 @@
 // Internal to the prefix module: putting one file of an extracted package
 // into a prefix -- hard link, copy, copy with the prefix placeholder
-// replaced, symbolic link -- with *at() calls on directory descriptors
-// opened once per package.
+// replaced, symbolic link -- with *at() calls on directory descriptors:
+// the package's cache entry, and each target's parent opened beneath the
+// prefix (beneath.hpp), so that no file lands outside it.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string_view>
 
 #include "gpuenv/package/paths_json.hpp"
+#include "gpuenv/prefix/beneath.hpp"
 
 namespace gpuenv::prefix {
 
@@ -20,10 +22,12 @@ struct PlacedFile {
 
 class FilePlacement {
  public:
-  // `prefix_fd` and `source_fd` are directory descriptors the caller keeps
-  // open; `prefix` is the prefix's absolute path, written into files.
-  FilePlacement(int prefix_fd, int source_fd, std::string prefix, std::string source_dir)
-      : prefix_fd_(prefix_fd), source_fd_(source_fd), prefix_(std::move(prefix)),
+  // `targets` reaches the prefix's directories and `source_fd` is the
+  // cache entry's; the caller keeps both. `prefix` is the prefix's
+  // absolute path, written into files.
+  FilePlacement(PrefixDirectories& targets, int source_fd, std::string prefix,
+                std::string source_dir)
+      : targets_(targets), source_fd_(source_fd), prefix_(std::move(prefix)),
         source_dir_(std::move(source_dir)) {}
 
   // A hard link to the cached file, or a copy when `allow_hardlink` is
@@ -50,9 +54,13 @@ class FilePlacement {
  private:
   PlacedFile copy(const std::string& source, const std::string& target,
                   const package::PathEntry& entry);
+  // The directory `target` goes into; throws when it lies outside the prefix.
+  PrefixDirectories::Parent parent_of(const std::string& target);
+  // Creates `target` (which must not exist) for writing; returns its descriptor.
+  int create_target(const std::string& target, unsigned mode);
   [[noreturn]] void fail(const std::string& what, const std::string& path, int error) const;
 
-  int prefix_fd_;
+  PrefixDirectories& targets_;
   int source_fd_;
   std::string prefix_;
   std::string source_dir_;

@@ -12,7 +12,6 @@
 
 #include "gpuenv/prefix/file_placement.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
-#include "gpuenv/util/file_io.hpp"
 
 namespace gpuenv::prefix {
 
@@ -89,6 +88,7 @@ PrefixLinker::PrefixLinker(std::filesystem::path prefix, TransactionJournal& jou
   if (prefix_fd_ < 0) {
     throw PrefixError("cannot open the prefix " + prefix_text_ + ": " + std::strerror(errno));
   }
+  directories_.emplace(prefix_fd_, options_.walk);
   for (const auto& record : kept) {
     const auto dist = record.package.dist_str();
     for (auto& path : record.owned_paths()) kept_owners_.emplace(std::move(path), dist);
@@ -98,6 +98,7 @@ PrefixLinker::PrefixLinker(std::filesystem::path prefix, TransactionJournal& jou
 }
 
 PrefixLinker::~PrefixLinker() {
+  directories_.reset();
   if (prefix_fd_ >= 0) ::close(prefix_fd_);
 }
 
@@ -116,17 +117,21 @@ void PrefixLinker::ensure_directory(const std::string& dir, std::vector<std::str
   if (dir.empty() || known_dirs_.contains(dir)) return;
   const auto parent = parent_of(dir);
   if (!created_dirs_.contains(parent)) {
-    struct stat info {};
-    // Following links: a package may put files under a linked directory
-    // (lib64 -> lib), as conda lets it.
-    if (::fstatat(prefix_fd_, dir.c_str(), &info, 0) == 0) {
-      if (!S_ISDIR(info.st_mode)) {
-        throw PrefixError("cannot link into " + prefix_text_ + ": " + dir +
-                          " is a file, where a package needs a directory; remove it or the "
-                          "package that owns it");
-      }
+    // Following links that stay inside: a package may put files under a
+    // linked directory (lib64 -> lib), as conda lets it.
+    const int fd = open_directory_beneath(prefix_fd_, dir, options_.walk);
+    if (fd >= 0) {
+      ::close(fd);
       known_dirs_.insert(dir);
       return;
+    }
+    if (fd == -ENOTDIR) {
+      throw PrefixError("cannot link into " + prefix_text_ + ": " + dir +
+                        " is a file (or lies under one), where a package needs a directory; "
+                        "remove it or the package that owns it");
+    }
+    if (fd != -ENOENT) {
+      throw PrefixError("cannot link into " + describe_unreachable(prefix_text_, dir, -fd));
     }
   }
   ensure_directory(parent, to_create);
@@ -151,7 +156,7 @@ void PrefixLinker::unlink_package(const PrefixRecord& record) {
   std::vector<std::string> cleanup_dirs;
   for (const auto& [dir, stems] : py_stems) {
     const auto cache = dir.empty() ? std::string("__pycache__") : dir + "/__pycache__";
-    for (const auto& name : util::list_directory(prefix_ / cache)) {
+    for (const auto& name : list_directory_beneath(prefix_fd_, cache, options_.walk)) {
       const auto dot = name.find('.');
       if (name.ends_with(".pyc") && dot != std::string::npos && stems.contains(name.substr(0, dot))) {
         candidates.push_back(cache + "/" + name);
@@ -171,8 +176,13 @@ void PrefixLinker::unlink_package(const PrefixRecord& record) {
     // A path a kept package owns too stays where it is: that package still
     // needs it (conda restores it from that package, which ends the same).
     if (kept_owners_.contains(path)) continue;
+    // A path beyond a link that leads out of the prefix is not in it.
+    const auto parent = directories_->parent_of(path);
     struct stat info {};
-    if (::fstatat(prefix_fd_, path.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (parent.fd < 0 ||
+        ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
+      continue;
+    }
     if (S_ISDIR(info.st_mode)) {
       cleanup_dirs.push_back(path);  // removed at commit if nothing else is in it
       continue;
@@ -192,7 +202,9 @@ void PrefixLinker::unlink_package(const PrefixRecord& record) {
   journal_.record(block);
   for (const auto& saved : block.paths) {
     const auto destination = journal_.saved_file(saved.id);
-    if (::renameat(prefix_fd_, saved.path.c_str(), AT_FDCWD, destination.c_str()) != 0 &&
+    const auto parent = directories_->parent_of(saved.path);
+    if (parent.fd < 0) continue;  // it was reachable a moment ago; gone now
+    if (::renameat(parent.fd, parent.name.c_str(), AT_FDCWD, destination.c_str()) != 0 &&
         errno != ENOENT) {
       throw PrefixError("cannot remove " + prefix_text_ + "/" + saved.path + " (unlinking " +
                         dist + "): " + std::strerror(errno));
@@ -238,8 +250,14 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
       clobbers_.push_back({item.target, dist, owner->second});
       item.replaces_linked = true;
     } else if (may_exist(item.target)) {
+      const auto parent = directories_->parent_of(item.target);
+      if (parent.fd < 0 && parent.error != ENOENT) {
+        throw PrefixError("cannot link " + dist + ": " +
+                          describe_unreachable(prefix_text_, item.target, parent.error));
+      }
       struct stat info {};
-      if (::fstatat(prefix_fd_, item.target.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0) {
+      if (parent.fd >= 0 &&
+          ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0) {
         if (S_ISDIR(info.st_mode)) {
           throw PrefixError("cannot link " + dist + ": " + item.target +
                             " is a directory in the prefix, where the package has a file");
@@ -299,7 +317,12 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
     }
     journal_.record(block);
     for (const auto& saved : block.paths) {
-      if (::renameat(prefix_fd_, saved.path.c_str(), AT_FDCWD,
+      const auto parent = directories_->parent_of(saved.path);
+      if (parent.fd < 0) {
+        throw PrefixError("cannot link " + dist + ": " +
+                          describe_unreachable(prefix_text_, saved.path, parent.error));
+      }
+      if (::renameat(parent.fd, parent.name.c_str(), AT_FDCWD,
                      journal_.saved_file(saved.id).c_str()) != 0) {
         throw PrefixError("cannot move " + prefix_text_ + "/" + saved.path + " aside: " +
                           std::strerror(errno));
@@ -316,14 +339,22 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
   create.paths.push_back(record_path);
   journal_.record(create);
 
+  directories_->forget();  // what planning found missing may be created below
   for (const auto& dir : new_dirs) {
-    if (::mkdirat(prefix_fd_, dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    const auto parent = directories_->parent_of(dir);
+    if (parent.fd < 0) {
+      throw PrefixError("cannot link " + dist + ": " +
+                        describe_unreachable(prefix_text_, dir, parent.error));
+    }
+    if (::mkdirat(parent.fd, parent.name.c_str(), 0755) != 0 && errno != EEXIST) {
       throw PrefixError("cannot create " + prefix_text_ + "/" + dir + ": " + std::strerror(errno));
     }
   }
+  directories_->forget();  // directories it found missing exist now
 
   const DirectoryHandle source(package.extracted_dir);
-  FilePlacement placement(prefix_fd_, source.fd(), prefix_text_, package.extracted_dir.string());
+  FilePlacement placement(*directories_, source.fd(), prefix_text_,
+                          package.extracted_dir.string());
   PrefixRecord record;
   record.package = record_package;
   record.has_paths_data = true;
@@ -331,7 +362,10 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
   bool any_hardlink = false;
   bool any_plain_copy = false;
   for (const auto& item : planned) {
-    if (item.replaces_linked) ::unlinkat(prefix_fd_, item.target.c_str(), 0);
+    if (item.replaces_linked) {
+      const auto parent = directories_->parent_of(item.target);
+      if (parent.fd >= 0) ::unlinkat(parent.fd, parent.name.c_str(), 0);
+    }
     PrefixPathEntry path;
     path.path = item.target;
     if (item.entry_point != nullptr) {

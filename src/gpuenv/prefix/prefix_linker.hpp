@@ -19,6 +19,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "gpuenv/prefix/beneath.hpp"
 #include "gpuenv/prefix/package_cache.hpp"
 #include "gpuenv/prefix/prefix_record.hpp"
 #include "gpuenv/prefix/python_layout.hpp"
@@ -49,6 +50,9 @@ struct LinkOptions {
   // Test hook: kill the process (SIGKILL) right after this many files were
   // linked in the transaction. See TestCrashHook in transaction.hpp.
   std::optional<std::size_t> crash_after_linked_files;
+  // How paths are reached beneath the prefix (tests force the walk that
+  // kernels without openat2 get).
+  BeneathWalk walk = BeneathWalk::automatic;
 };
 
 class PrefixLinker {
@@ -84,6 +88,7 @@ class PrefixLinker {
   std::filesystem::path prefix_;
   std::string prefix_text_;
   int prefix_fd_ = -1;
+  std::optional<PrefixDirectories> directories_;  // beneath prefix_fd_
   TransactionJournal& journal_;
   LinkOptions options_;
   bool hardlinks_work_ = true;

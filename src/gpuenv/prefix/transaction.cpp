@@ -202,6 +202,7 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
   link_options.conflicts = options.path_conflicts;
   link_options.mode = options.link_mode;
   link_options.crash_after_linked_files = options.test_crash.after_linked_files;
+  link_options.walk = options.beneath_walk;
   const auto& hook = options.test_crash;
   {
     TransactionJournal journal(prefix, history_for(transaction, options));

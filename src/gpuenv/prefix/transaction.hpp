@@ -82,6 +82,9 @@ struct TransactionOptions {
   std::chrono::milliseconds lock_timeout = std::chrono::hours(1);
   FileLock::WaitNotice on_lock_wait;
   TestCrashHook test_crash;
+  // How the linker reaches paths beneath the prefix (tests force the
+  // component walk that kernels without openat2 get).
+  BeneathWalk beneath_walk = BeneathWalk::automatic;
 };
 
 struct TransactionResult {

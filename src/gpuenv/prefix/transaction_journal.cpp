@@ -8,9 +8,11 @@
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "gpuenv/package/file_content.hpp"
+#include "gpuenv/prefix/beneath.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
 
 namespace gpuenv::prefix {
@@ -54,31 +56,96 @@ bool exists_no_follow(const std::filesystem::path& path, struct stat* info = nul
   return ::lstat(path.c_str(), info != nullptr ? info : &local) == 0;
 }
 
-void remove_created_path(const std::filesystem::path& path) {
-  if (::unlink(path.c_str()) == 0 || errno == ENOENT) return;
-  if (errno == EISDIR || errno == EPERM) {
-    if (::rmdir(path.c_str()) == 0 || errno == ENOENT || errno == ENOTEMPTY) return;
+// The prefix, opened once per recovery; every path the journal names is
+// reached beneath it (beneath.hpp), so that neither a rollback nor a
+// completion removes or restores anything outside the prefix, whatever
+// symbolic links the prefix holds (or the journal says).
+class PrefixHandle {
+ public:
+  explicit PrefixHandle(const std::filesystem::path& prefix)
+      : fd_(::open(prefix.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ < 0) fail("cannot open the prefix " + prefix.string(), errno);
+    directories_.emplace(fd_);
   }
-  fail("cannot remove " + path.string() + " while rolling back", errno);
+  ~PrefixHandle() {
+    directories_.reset();
+    ::close(fd_);
+  }
+  PrefixHandle(const PrefixHandle&) = delete;
+  PrefixHandle& operator=(const PrefixHandle&) = delete;
+
+  PrefixDirectories& directories() { return *directories_; }
+
+  // Removes a file, link or (empty) directory: 0 when removed, else the
+  // errno, or kUnreachable for a path whose parent cannot be reached
+  // beneath the prefix (it is not the prefix's to remove).
+  static constexpr int kUnreachable = -1;
+  int remove(const std::string& path, bool directory_only) {
+    const auto parent = directories_->parent_of(path);
+    if (parent.fd < 0) return parent.error == ENOENT ? ENOENT : kUnreachable;
+    int error = 0;
+    if (!directory_only) {
+      if (::unlinkat(parent.fd, parent.name.c_str(), 0) == 0) return 0;
+      error = errno;
+      if (error != EISDIR && error != EPERM) return error;
+    }
+    if (::unlinkat(parent.fd, parent.name.c_str(), AT_REMOVEDIR) != 0) return errno;
+    directories_->forget();  // the removed directory may be the one kept
+    return 0;
+  }
+
+  // Creates `dir` and its missing parents beneath the prefix.
+  void make_directories(const std::string& dir) {
+    std::size_t end = 0;
+    while (end < dir.size()) {
+      end = std::min(dir.find('/', end + 1), dir.size());
+      const auto parent = directories_->parent_of(dir.substr(0, end));
+      if (parent.fd >= 0 && ::mkdirat(parent.fd, parent.name.c_str(), 0755) == 0) {
+        directories_->forget();
+      }
+    }
+  }
+
+ private:
+  int fd_;
+  std::optional<PrefixDirectories> directories_;
+};
+
+void remove_created_path(PrefixHandle& prefix, const std::string& path,
+                         const std::filesystem::path& prefix_path) {
+  const int error = prefix.remove(path, false);
+  if (error == 0 || error == PrefixHandle::kUnreachable || error == ENOENT || error == ENOTEMPTY) {
+    return;
+  }
+  fail("cannot remove " + (prefix_path / path).string() + " while rolling back", error);
 }
 
-void undo_create(const std::filesystem::path& prefix, const CreateBlock& block) {
+void undo_create(const std::filesystem::path& prefix_path, const CreateBlock& block) {
+  PrefixHandle prefix(prefix_path);
   for (auto it = block.paths.rbegin(); it != block.paths.rend(); ++it) {
-    remove_created_path(prefix / *it);
+    remove_created_path(prefix, *it, prefix_path);
   }
   for (auto it = block.dirs.rbegin(); it != block.dirs.rend(); ++it) {
-    ::rmdir((prefix / *it).c_str());  // ENOTEMPTY / ENOENT: not ours to remove, or gone
+    prefix.remove(*it, true);  // ENOTEMPTY / ENOENT: not ours to remove, or gone
   }
 }
 
-void undo_save(const std::filesystem::path& prefix, const SaveBlock& block) {
+void undo_save(const std::filesystem::path& prefix_path, const SaveBlock& block) {
+  PrefixHandle prefix(prefix_path);
   for (auto it = block.paths.rbegin(); it != block.paths.rend(); ++it) {
-    const auto saved = saved_dir(prefix) / std::to_string(it->id);
+    const auto saved = saved_dir(prefix_path) / std::to_string(it->id);
     if (!exists_no_follow(saved)) continue;  // never moved, or already put back
-    const auto target = prefix / it->path;
-    std::error_code ignored;
-    std::filesystem::create_directories(target.parent_path(), ignored);
-    if (::rename(saved.c_str(), target.c_str()) != 0) {
+    const auto target = prefix_path / it->path;
+    const auto slash = it->path.find_last_of('/');
+    if (slash != std::string::npos) prefix.make_directories(it->path.substr(0, slash));
+    const auto parent = prefix.directories().parent_of(it->path);
+    if (parent.fd < 0) {
+      throw PrefixError("cannot put " + target.string() + " back from " + saved.string() +
+                        " while rolling back: " +
+                        describe_unreachable(prefix_path.string(), it->path, parent.error) +
+                        "; move the file back by hand, then run gpuenv again");
+    }
+    if (::renameat(AT_FDCWD, saved.c_str(), parent.fd, parent.name.c_str()) != 0) {
       fail("cannot put " + target.string() + " back from " + saved.string() +
                " while rolling back; move it back by hand, then run gpuenv again",
            errno);
@@ -129,9 +196,10 @@ void remove_empty_directories(const std::filesystem::path& prefix, const Journal
   std::sort(ordered.begin(), ordered.end(), [](const std::string& a, const std::string& b) {
     return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
   });
+  PrefixHandle handle(prefix);
   for (const auto& dir : ordered) {
     if (keep.contains(dir) || dir == "conda-meta") continue;
-    ::rmdir((prefix / dir).c_str());  // only empty ones go
+    handle.remove(dir, true);  // only empty ones go
   }
 }
 

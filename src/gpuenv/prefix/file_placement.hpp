@@ -50,6 +50,9 @@ class FilePlacement {
  private:
   PlacedFile copy(const std::string& source, const std::string& target,
                   const package::PathEntry& entry);
+  // Creates `target` in the prefix for writing (never through a link);
+  // every file gpuenv writes into a prefix is opened here.
+  int create_target(const std::string& target) const;
   [[noreturn]] void fail(const std::string& what, const std::string& path, int error) const;
 
   int prefix_fd_;

@@ -228,6 +228,10 @@ std::expected<PlannedChange, int> solve_change(const ChangeArguments& arguments,
   // priority, pins (conda-meta/pinned and pinned_packages).
   const auto configured = with_configuration(channels, env);
   if (!configured) return std::unexpected(report_error(arguments, configured.error()));
+  if (configured->configuration) {
+    change.safety_checks = configured->configuration->safety_checks;
+    change.extra_safety_checks = configured->configuration->extra_safety_checks;
+  }
   const auto target = target_platform(*configured);
   const std::string platform(target.str());
   auto pins = configured_pins(*configured, channel_context(env, *configured->configuration), prefix);
@@ -311,6 +315,12 @@ int carry_out_change(const PlannedChange& change, const ChangeArguments& argumen
   prefix::TransactionOptions options;
   options.cache.pkgs_dirs = directories.pkgs_dirs;
   options.cache.on_lock_wait = print_notice;
+  options.cache.safety_checks = change.safety_checks == util::SafetyChecksSetting::enabled
+                                    ? prefix::SafetyChecks::enabled
+                                : change.safety_checks == util::SafetyChecksSetting::disabled
+                                    ? prefix::SafetyChecks::disabled
+                                    : prefix::SafetyChecks::warn;
+  options.cache.extra_safety_checks = change.extra_safety_checks;
   options.on_lock_wait = print_notice;
   options.command_line = command_line();
   options.tool_version = GPUENV_VERSION;

@@ -112,6 +112,9 @@ struct PlannedChange {
   std::vector<std::string> update_specs;
   std::vector<std::string> remove_specs;
   std::map<std::string, std::string> requested_specs;
+  // conda's safety_checks and extra_safety_checks, from the configuration.
+  util::SafetyChecksSetting safety_checks = util::SafetyChecksSetting::warn;
+  bool extra_safety_checks = false;
   // What to say when there is nothing to do.
   std::string nothing_to_do = "All requested packages already installed.";
 };

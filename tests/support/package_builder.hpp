@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -90,6 +91,13 @@ class PackageBuilder {
     members_.back().no_link = true;
     return *this;
   }
+  // paths.json says `sha256` / `size` for the last file added, whatever it holds.
+  PackageBuilder& declared_as(std::optional<std::string> sha256,
+                              std::optional<std::uint64_t> size) {
+    members_.back().declared_sha256 = std::move(sha256);
+    members_.back().declared_size = size;
+    return *this;
+  }
   PackageBuilder& symlink(std::string path, std::string target) {
     Member member;
     member.path = std::move(path);
@@ -140,6 +148,8 @@ class PackageBuilder {
         entry.prefix_placeholder = member.placeholder;
         entry.file_mode = member.binary ? package::FileMode::binary : package::FileMode::text;
         entry.no_link = member.no_link;
+        if (member.declared_sha256) entry.sha256 = *member.declared_sha256;
+        if (member.declared_size) entry.size_in_bytes = *member.declared_size;
       }
       paths.paths.push_back(std::move(entry));
     }
@@ -208,6 +218,8 @@ class PackageBuilder {
     std::string placeholder;
     bool binary = false;
     bool no_link = false;
+    std::optional<std::string> declared_sha256;
+    std::optional<std::uint64_t> declared_size;
   };
 
   std::string name_;

@@ -7,20 +7,26 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "gpuenv/package/archive_format.hpp"
 #include "gpuenv/package/archive_reader.hpp"
+#include "gpuenv/package/hashing.hpp"
 #include "gpuenv/package/package_error.hpp"
+#include "gpuenv/package/package_metadata.hpp"
 
 namespace gpuenv::package {
 
 namespace {
 
 constexpr int kMaxSymlinkDepth = 40;  // what Linux allows while resolving a path
+constexpr std::string_view kPathsJson = "info/paths.json";
 
 std::string entry_text(const char* utf8, const char* native) {
   if (utf8 != nullptr) return utf8;
@@ -32,8 +38,9 @@ std::string entry_text(const char* utf8, const char* native) {
 // and every call is an *at() call, so the target's own path is looked up once.
 class TreeWriter {
  public:
-  TreeWriter(std::filesystem::path archive, const std::filesystem::path& target)
-      : archive_(std::move(archive)), target_(target) {
+  TreeWriter(std::filesystem::path archive, const std::filesystem::path& target,
+             const ExtractLimits& limits, std::uint64_t total_limit)
+      : archive_(std::move(archive)), target_(target), limits_(limits), total_limit_(total_limit) {
     std::error_code error;
     std::filesystem::create_directories(target, error);
     root_fd_ = ::open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -86,7 +93,35 @@ class TreeWriter {
     }
   }
 
-  const ExtractSummary& summary() const { return summary_; }
+  // Sizes and digests are checked against paths.json from here on.
+  void declare(std::string_view paths_json_text) {
+    try {
+      paths_ = parse_paths_json(paths_json_text, archive_.string() + "/info/paths.json");
+    } catch (const PackageError&) {
+      return;  // reading the cache entry reports it; until then, the total limit
+    }
+    declared_sizes_.clear();
+    for (const auto& entry : paths_->paths) {
+      if (entry.path_type == PathType::hardlink && entry.size_in_bytes) {
+        declared_sizes_[entry.path] = *entry.size_in_bytes;
+      }
+    }
+  }
+
+  // Compares every file written with its paths.json entry (which may have
+  // come after the file, in a .tar.bz2).
+  ExtractSummary finish() {
+    if (paths_) {
+      for (const auto& entry : paths_->paths) {
+        const auto facts = written_.find(entry.path);
+        if (facts == written_.end()) continue;
+        if (auto mismatch = compare_with_declared(entry, facts->second)) {
+          summary_.mismatches.push_back(std::move(*mismatch));
+        }
+      }
+    }
+    return summary_;
+  }
 
  private:
   [[noreturn]] void refuse(const std::string& member, const std::string& why) const {
@@ -179,7 +214,46 @@ class TreeWriter {
                     0600);
     }
     if (fd < 0) io_failure(path, "creating", errno);
+    const auto declared = declared_sizes_.find(path);
+    const std::optional<std::uint64_t> member_limit =
+        declared == declared_sizes_.end()
+            ? std::nullopt
+            : std::optional(declared->second + limits_.member_slack_bytes);
+    const bool is_paths_json = path == kPathsJson;
+    std::string paths_json_text;
+    StreamingHash sha256(HashAlgorithm::sha256);
+    std::uint64_t hashed = 0;
     std::uint64_t end_of_data = 0;
+    // Refuses before writing anything past a limit, so a bomb costs the
+    // disk no more than the limit.
+    const auto check_growth = [&](std::uint64_t end) {
+      if (member_limit && end > *member_limit) {
+        ::close(fd);
+        refuse(path, "holds more than the " + std::to_string(declared->second) +
+                         " bytes its info/paths.json declares (extraction stopped before " +
+                         std::to_string(end) + " bytes)");
+      }
+      if (written_total_ + end > total_limit_) {
+        ::close(fd);
+        refuse(path, "makes the package unpack to more than " + std::to_string(total_limit_) +
+                         " bytes, the most a package of " + std::to_string(archive_size()) +
+                         " bytes may hold (a decompression bomb?)");
+      }
+      if (is_paths_json && end > limits_.max_metadata_bytes) {
+        ::close(fd);
+        refuse(path, "is more than " + std::to_string(limits_.max_metadata_bytes) +
+                         " bytes, more than metadata can be");
+      }
+    };
+    const auto hash_zeros_until = [&](std::uint64_t position) {
+      static const std::string zeros(1 << 16, '\0');  // a sparse member's holes
+      while (hashed < position) {
+        const auto count = std::min<std::uint64_t>(position - hashed, zeros.size());
+        sha256.update(zeros.data(), count);
+        if (is_paths_json) paths_json_text.append(count, '\0');
+        hashed += count;
+      }
+    };
     while (true) {
       const void* block = nullptr;
       std::size_t size = 0;
@@ -192,7 +266,18 @@ class TreeWriter {
                            archive_error_text(reader) +
                            "; the file is corrupt or truncated: delete it and download it again");
       }
+      check_growth(static_cast<std::uint64_t>(offset) + size);
       const char* bytes = static_cast<const char*>(block);
+      if (static_cast<std::uint64_t>(offset) == hashed) {
+        sha256.update(bytes, size);
+        if (is_paths_json) paths_json_text.append(bytes, size);
+        hashed += size;
+      } else if (static_cast<std::uint64_t>(offset) > hashed) {
+        hash_zeros_until(static_cast<std::uint64_t>(offset));
+        sha256.update(bytes, size);
+        if (is_paths_json) paths_json_text.append(bytes, size);
+        hashed += size;
+      }
       while (size > 0) {
         const ssize_t written = ::pwrite(fd, bytes, size, offset);
         if (written < 0) {
@@ -209,10 +294,14 @@ class TreeWriter {
     }
     // A sparse member's trailing hole is not in any data block.
     const auto size = static_cast<std::uint64_t>(std::max<la_int64_t>(archive_entry_size(entry), 0));
-    if (size > end_of_data && ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-      const int error = errno;
-      ::close(fd);
-      io_failure(path, "writing", error);
+    if (size > end_of_data) {
+      check_growth(size);
+      hash_zeros_until(size);
+      if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+        const int error = errno;
+        ::close(fd);
+        io_failure(path, "writing", error);
+      }
     }
     ::fchmod(fd, mode);
     if (archive_entry_mtime_is_set(entry)) {
@@ -221,7 +310,17 @@ class TreeWriter {
       ::futimens(fd, times);
     }
     if (::close(fd) != 0) io_failure(path, "writing", errno);
-    summary_.bytes += std::max(size, end_of_data);
+    const auto file_size = std::max(size, end_of_data);
+    summary_.bytes += file_size;
+    written_total_ += file_size;
+    written_[path] = {sha256.finish_hex(), file_size};
+    if (is_paths_json) declare(paths_json_text);
+  }
+
+  std::uint64_t archive_size() const {
+    std::error_code ignored;
+    const auto size = std::filesystem::file_size(archive_, ignored);
+    return ignored ? 0 : size;
   }
 
   void write_symlink(const std::string& path, const std::string& target) {
@@ -257,6 +356,9 @@ class TreeWriter {
     }
     if (const auto link = symlinks_.find(target); link != symlinks_.end()) {
       symlinks_[path] = link->second;  // a hard link to a symlink is that symlink again
+    }
+    if (const auto facts = written_.find(target); facts != written_.end()) {
+      written_[path] = facts->second;
     }
     ++summary_.files;
   }
@@ -309,20 +411,47 @@ class TreeWriter {
   int root_fd_ = -1;
   std::unordered_set<std::string> known_directories_;
   std::unordered_map<std::string, std::string> symlinks_;
+  ExtractLimits limits_;
+  std::uint64_t total_limit_;
+  std::uint64_t written_total_ = 0;
+  std::optional<PathsJson> paths_;
+  std::unordered_map<std::string, std::uint64_t> declared_sizes_;
+  std::unordered_map<std::string, FileFacts> written_;  // regular files, hashed as written
   ExtractSummary summary_;
 };
 
 }  // namespace
 
+std::uint64_t default_extract_limit(std::uint64_t archive_size) {
+  constexpr std::uint64_t kFloor = 1ull << 30;
+  constexpr std::uint64_t kCap = 64ull << 30;
+  constexpr std::uint64_t kRatio = 1000;
+  if (archive_size > kCap / kRatio) return kCap;
+  return std::clamp(archive_size * kRatio, kFloor, kCap);
+}
+
 ExtractSummary extract_package(const std::filesystem::path& archive,
-                               const std::filesystem::path& target_dir) {
-  TreeWriter writer(archive, target_dir);
+                               const std::filesystem::path& target_dir,
+                               const ExtractLimits& limits) {
+  std::error_code size_error;
+  const auto archive_size = std::filesystem::file_size(archive, size_error);
+  const auto total_limit =
+      limits.max_total_bytes.value_or(default_extract_limit(size_error ? 0 : archive_size));
+  TreeWriter writer(archive, target_dir, limits, total_limit);
+  // A .conda's info member may come after its pkg member in the zip; read
+  // the declaration first so that every member is bounded by it.
+  if (archive_format_of(archive.filename().string()) == ArchiveFormat::conda) {
+    const auto info = read_info_files(archive, {std::string(kPathsJson)});
+    if (const auto paths = info.find(std::string(kPathsJson)); paths != info.end()) {
+      writer.declare(paths->second);
+    }
+  }
   for_each_member(archive, MemberSelection::everything, [&](struct archive* reader, archive_entry* entry) {
     writer.write(reader, entry);
     return true;
   });
   writer.check_symlinks();
-  return writer.summary();
+  return writer.finish();
 }
 
 }  // namespace gpuenv::package

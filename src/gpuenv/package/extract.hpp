@@ -3,13 +3,40 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "gpuenv/package/file_verification.hpp"
 
 namespace gpuenv::package {
 
 struct ExtractSummary {
   std::uint64_t files = 0;  // regular files, links and directories written
   std::uint64_t bytes = 0;  // file content written
+  // Regular files whose sha256 or size differ from info/paths.json's
+  // declaration (every file is hashed as it is written). Empty for
+  // packages without paths.json.
+  std::vector<FileMismatch> mismatches;
 };
+
+// Bounds on what one package may write, against decompression bombs (a
+// few hundred KB that inflate to many GB).
+struct ExtractLimits {
+  // All file content together; unset: default_extract_limit(archive size).
+  std::optional<std::uint64_t> max_total_bytes;
+  // How far a member may run past the size_in_bytes paths.json declares for
+  // it before extraction stops. A smaller lie is a safety-check matter
+  // (reported or refused by safety_checks); a member far larger than
+  // declared is a bomb and always refused.
+  std::uint64_t member_slack_bytes = 1u << 20;
+  // info/paths.json, read into memory while extracting.
+  std::uint64_t max_metadata_bytes = 256u << 20;
+};
+
+// 1000 times the archive's size, at least 1 GiB, at most 64 GiB. Real
+// packages expand a few times (conda-forge's largest: a few GB from a few
+// hundred MB); bombs expand thousands of times.
+std::uint64_t default_extract_limit(std::uint64_t archive_size);
 
 // Extracts every member of `archive` (.conda: the info-*.tar.zst and
 // pkg-*.tar.zst members; .tar.bz2: the tarball) into `target_dir`, creating
@@ -23,9 +50,17 @@ struct ExtractSummary {
 // links to such places, and device files, FIFOs and sockets. Corrupt and
 // truncated archives are refused likewise.
 //
+// Stops as soon as a member grows past its declared size_in_bytes plus
+// `limits.member_slack_bytes`, or all members past `limits`' total (what
+// bounds members that declare no size: legacy packages, a .tar.bz2 whose
+// paths.json comes after them), refusing the package with a PackageError
+// naming the member. A .conda's info/paths.json is read before anything is
+// extracted; a .tar.bz2's is used from where it appears in the stream.
+//
 // On failure `target_dir` holds a partial tree: extract into a fresh
 // temporary directory and rename it into place (the package cache does).
 ExtractSummary extract_package(const std::filesystem::path& archive,
-                               const std::filesystem::path& target_dir);
+                               const std::filesystem::path& target_dir,
+                               const ExtractLimits& limits = {});
 
 }  // namespace gpuenv::package

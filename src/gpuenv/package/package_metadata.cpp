@@ -101,6 +101,14 @@ PackageMetadata read_extracted_metadata(const std::filesystem::path& package_dir
   for (const auto& name : kMetadataFiles) {
     // paths.json makes the legacy files irrelevant: skip reading them.
     if (name == "info/files" && files.contains("info/paths.json")) break;
+    // A cache entry another tool extracted was not bounded by gpuenv's limits.
+    std::error_code missing;
+    if (const auto size = std::filesystem::file_size(package_dir / name, missing);
+        !missing && size > kMaxInfoFile) {
+      throw PackageError("cannot read " + (package_dir / name).string() + ": it is " +
+                         std::to_string(size) + " bytes, more than metadata can be; delete the "
+                         "package cache entry " + package_dir.string());
+    }
     if (auto content = read_whole_file(package_dir / name)) {
       files[name] = std::move(*content);
     }

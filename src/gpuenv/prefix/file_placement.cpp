@@ -18,6 +18,7 @@ namespace gpuenv::prefix {
 namespace {
 
 constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+constexpr std::size_t kWriteBuffer = 1u << 20;  // replaced output is written in pieces this big
 
 // Writes every byte (util::write_all retries short writes and EINTR).
 bool write_all(int fd, const char* data, std::size_t size) {
@@ -64,6 +65,11 @@ int FilePlacement::create_target(const std::string& target, unsigned mode) {
   const int out = ::openat(parent.fd, parent.name.c_str(), kCreate, mode);
   if (out < 0) fail("cannot create", target, errno);
   return out;
+}
+
+void FilePlacement::remove_target(const std::string& target) {
+  const auto parent = targets_.parent_of(target);
+  if (parent.fd >= 0) ::unlinkat(parent.fd, parent.name.c_str(), 0);
 }
 
 void FilePlacement::fail(const std::string& what, const std::string& path, int error) const {
@@ -133,32 +139,60 @@ PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::s
   }
   struct stat info {};
   ::fstat(in, &info);
-  std::string content(static_cast<std::size_t>(info.st_size), '\0');
-  std::size_t filled = 0;
-  while (filled < content.size()) {
-    const ssize_t count = ::read(in, content.data() + filled, content.size() - filled);
-    if (count < 0 && errno == EINTR) continue;
-    if (count <= 0) break;
-    filled += static_cast<std::size_t>(count);
+  const ReadAt read = [&](std::uint64_t offset, char* buffer, std::size_t size) -> std::size_t {
+    while (true) {
+      const ssize_t count = ::pread(in, buffer, size, static_cast<off_t>(offset));
+      if (count >= 0) return static_cast<std::size_t>(count);
+      if (errno == EINTR) continue;
+      throw PrefixError("cannot read " + source_dir_ + "/" + source + ": " + std::strerror(errno));
+    }
+  };
+  // The file is streamed (it may be gigabytes), hashed as it is written.
+  int out = -1;
+  try {
+    out = create_target(target, 0600);
+  } catch (...) {
+    ::close(in);
+    throw;
+  }
+  package::StreamingHash sha256(package::HashAlgorithm::sha256);
+  std::uint64_t size = 0;
+  std::string pending;
+  const auto flush = [&] {
+    if (!write_all(out, pending.data(), pending.size())) fail("cannot write", target, errno);
+    pending.clear();
+  };
+  const WriteOut write = [&](std::string_view bytes) {
+    sha256.update(bytes);
+    size += bytes.size();
+    pending.append(bytes);
+    if (pending.size() >= kWriteBuffer) flush();
+  };
+  const bool binary = entry.file_mode == package::FileMode::binary;
+  bool replaced = false;
+  try {
+    replaced = stream_prefix_replacement(read, write, entry.prefix_placeholder, prefix_, binary);
+    if (replaced) flush();
+  } catch (...) {
+    ::close(in);
+    ::close(out);
+    remove_target(target);
+    throw;
+  }
+  if (!replaced) {
+    ::close(in);
+    ::close(out);
+    remove_target(target);
+    throw PrefixError("cannot install " + target + ": it is a binary file whose prefix "
+                      "placeholder (" + std::to_string(entry.prefix_placeholder.size()) +
+                      " characters) is shorter than the prefix path " + prefix_ + " (" +
+                      std::to_string(prefix_.size()) + " characters); use a shorter prefix "
+                      "path, or rebuild the package with a longer placeholder");
   }
   ::close(in);
-  content.resize(filled);
-
-  std::string replaced;
-  if (entry.file_mode == package::FileMode::binary) {
-    auto result = replace_prefix_in_binary(content, entry.prefix_placeholder, prefix_);
-    if (!result) {
-      throw PrefixError("cannot install " + target + ": it is a binary file whose prefix "
-                        "placeholder (" + std::to_string(entry.prefix_placeholder.size()) +
-                        " characters) is shorter than the prefix path " + prefix_ + " (" +
-                        std::to_string(prefix_.size()) + " characters); use a shorter prefix "
-                        "path, or rebuild the package with a longer placeholder");
-    }
-    replaced = std::move(*result);
-  } else {
-    replaced = replace_prefix_in_text(content, entry.prefix_placeholder, prefix_);
-  }
-  return write(target, replaced, info.st_mode & 07777);
+  ::fchmod(out, info.st_mode & 07777);
+  if (::close(out) != 0) fail("cannot write", target, errno);
+  return {sha256.finish_hex(), size, true};
 }
 
 void FilePlacement::symlink(const std::string& source, const std::string& target) {

@@ -14,6 +14,8 @@
 #include "gpuenv/package/record_json.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace gpuenv::prefix {
 
 namespace {
@@ -59,7 +61,71 @@ specs::PackageRecord with_digests(specs::PackageRecord record, const package::Fi
   return record;
 }
 
+// Written after extraction hashed every file. Bound to the package file's
+// sha256, so a marker a package ships (or a stale one) is not believed.
+constexpr const char* kVerificationFile = "info/.gpuenv-verified.json";
+constexpr std::size_t kWarningsPerPackage = 5;
+
+void write_verification(const std::filesystem::path& dir, const std::string& package_sha256,
+                        const std::vector<package::FileMismatch>& mismatches) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& mismatch : mismatches) {
+    nlohmann::json item = {{"_path", mismatch.path},
+                           {"sha256", mismatch.actual.sha256},
+                           {"size_in_bytes", mismatch.actual.size},
+                           {"reported_sha256", mismatch.declared_sha256}};
+    if (mismatch.declared_size) item["reported_size_in_bytes"] = *mismatch.declared_size;
+    list.push_back(std::move(item));
+  }
+  package::write_whole_file_atomically(
+      dir / kVerificationFile,
+      nlohmann::json{{"package_sha256", package_sha256}, {"mismatches", std::move(list)}}.dump(1));
+}
+
+std::optional<std::vector<package::FileMismatch>> read_verification(
+    const std::filesystem::path& dir, const std::string& package_sha256) {
+  if (package_sha256.empty()) return std::nullopt;
+  try {
+    const auto text = package::read_whole_file(dir / kVerificationFile);
+    if (!text) return std::nullopt;
+    const auto json = nlohmann::json::parse(*text);
+    if (!package::same_digest(json.at("package_sha256").get<std::string>(), package_sha256)) {
+      return std::nullopt;
+    }
+    std::vector<package::FileMismatch> mismatches;
+    for (const auto& item : json.at("mismatches")) {
+      package::FileMismatch mismatch;
+      mismatch.path = item.at("_path").get<std::string>();
+      mismatch.actual = {item.at("sha256").get<std::string>(),
+                         item.at("size_in_bytes").get<std::uint64_t>()};
+      mismatch.declared_sha256 = item.value("reported_sha256", "");
+      if (item.contains("reported_size_in_bytes")) {
+        mismatch.declared_size = item["reported_size_in_bytes"].get<std::uint64_t>();
+      }
+      mismatches.push_back(std::move(mismatch));
+    }
+    return mismatches;
+  } catch (const std::exception&) {
+    return std::nullopt;  // unreadable: verify again
+  }
+}
+
 }  // namespace
+
+std::vector<std::string> safety_warnings(const CachedPackage& package) {
+  std::vector<std::string> warnings;
+  for (const auto& mismatch : package.mismatches) {
+    if (warnings.size() == kWarningsPerPackage) {
+      warnings.push_back(std::to_string(package.mismatches.size() - kWarningsPerPackage) +
+                         " more files of " + package.record.dist_str() +
+                         " are not what its info/paths.json declares");
+      break;
+    }
+    warnings.push_back(package::describe_mismatch(mismatch, package.record.name,
+                                                  package.extracted_dir.string()));
+  }
+  return warnings;
+}
 
 std::string package_filename(const specs::PackageRecord& record) {
   if (!record.fn.empty()) return record.fn;
@@ -191,7 +257,9 @@ void PackageCache::extract_tarball(const specs::PackageRecord& record,
   partial += ".gpuenv-partial";
   remove_tree(partial);  // left by a process killed while extracting
   try {
-    package::extract_package(tarball_path(record), partial);
+    const auto summary =
+        package::extract_package(tarball_path(record), partial, options_.extract_limits);
+    write_verification(partial, with_digests(record, digests).sha256, summary.mismatches);
     package::write_whole_file_atomically(
         partial / "info" / "repodata_record.json",
         package::record_to_json(with_digests(record, digests)).dump(2) + "\n");
@@ -233,12 +301,39 @@ CachedPackage PackageCache::load(const specs::PackageRecord& record,
       const auto stored = package::parse_record_json(*text, extracted_dir.string());
       cached.record = with_digests(record, {stored.sha256, stored.md5, stored.size.value_or(0)});
     }
+    cached.extracted_dir = extracted_dir;
+    cached.tarball = extracted_dir.parent_path() / package_filename(record);
+    if (options_.safety_checks != SafetyChecks::disabled) check_safety(cached);
   } catch (const package::PackageError& error) {
     throw PrefixError(error.what());
   }
-  cached.extracted_dir = extracted_dir;
-  cached.tarball = extracted_dir.parent_path() / package_filename(record);
   return cached;
+}
+
+void PackageCache::check_safety(CachedPackage& cached) const {
+  const auto& dir = cached.extracted_dir;
+  std::optional<std::vector<package::FileMismatch>> mismatches;
+  if (!options_.extra_safety_checks) mismatches = read_verification(dir, cached.record.sha256);
+  if (!mismatches) {
+    // Extracted by another tool or an older gpuenv, or extra_safety_checks:
+    // hash the files now (once, where the marker can be written).
+    mismatches = package::verify_extracted_files(dir, cached.metadata.paths);
+    if (!cached.record.sha256.empty()) {
+      try {
+        write_verification(dir, cached.record.sha256, *mismatches);
+      } catch (const package::PackageError&) {
+        // A read-only cache: verified again next time.
+      }
+    }
+  }
+  cached.mismatches = std::move(*mismatches);
+  if (cached.mismatches.empty() || options_.safety_checks != SafetyChecks::enabled) return;
+  std::string message;
+  for (const auto& warning : safety_warnings(cached)) message += warning + "\n";
+  throw PrefixError(message + "safety_checks is enabled, so " + cached.record.dist_str() +
+                    " is not installed: the package's files are not what its info/paths.json "
+                    "declares. Report it to the channel that serves it; set safety_checks: warn "
+                    "to install it anyway");
 }
 
 CachedPackage PackageCache::fetch(const specs::PackageRecord& record) const {

@@ -3,6 +3,8 @@
 //
 //   <pkgs>/<fn>                          the downloaded package file
 //   <pkgs>/<name>-<version>-<build>/     its extracted content, plus
+//       info/.gpuenv-verified.json       which files differ from paths.json
+//                                        (sha256, size), checked while extracting
 //       info/repodata_record.json        the record it was fetched for,
 //                                        written last: it marks the entry complete
 //   <pkgs>/urls.txt                      every URL downloaded, one a line
@@ -21,12 +23,20 @@
 #include <vector>
 
 #include "gpuenv/package/downloader.hpp"
+#include "gpuenv/package/extract.hpp"
+#include "gpuenv/package/file_verification.hpp"
 #include "gpuenv/package/hashing.hpp"
 #include "gpuenv/package/package_metadata.hpp"
 #include "gpuenv/prefix/file_lock.hpp"
 #include "gpuenv/specs/package_record.hpp"
 
 namespace gpuenv::prefix {
+
+// conda's safety_checks: what happens to a package whose files are not what
+// its info/paths.json says (sha256, size_in_bytes). warn: installed, with
+// a warning per file, conda-meta recording the files as they are; enabled:
+// refused; disabled: not checked.
+enum class SafetyChecks { disabled, warn, enabled };
 
 struct PackageCacheOptions {
   // Package directories, highest priority first (util::UserDirectories'
@@ -38,6 +48,11 @@ struct PackageCacheOptions {
   std::size_t workers = 0;
   std::chrono::milliseconds lock_timeout = std::chrono::hours(1);
   FileLock::WaitNotice on_lock_wait;  // told when another process holds a package
+  SafetyChecks safety_checks = SafetyChecks::warn;
+  // conda's extra_safety_checks: hash every file again on every use, not
+  // only when the entry is extracted (catches a cache edited afterwards).
+  bool extra_safety_checks = false;
+  package::ExtractLimits extract_limits;
 };
 
 // A package ready to be linked.
@@ -46,7 +61,13 @@ struct CachedPackage {
   std::filesystem::path tarball;        // <pkgs>/<fn>
   std::filesystem::path extracted_dir;  // <pkgs>/<dist>
   package::PackageMetadata metadata;    // read from extracted_dir/info
+  // Files that are not what paths.json declares (safety_checks warn).
+  std::vector<package::FileMismatch> mismatches;
 };
+
+// The warnings to show for `package`'s mismatches (conda's SafetyError
+// texts, at most a few per package).
+std::vector<std::string> safety_warnings(const CachedPackage& package);
 
 class PackageCache {
  public:
@@ -83,7 +104,9 @@ class PackageCache {
   // renamed into place) and writes info/repodata_record.json last: the
   // record with the file's digests filled in where the record lacked them.
   void extract_tarball(const specs::PackageRecord& record, const package::FileDigests& digests) const;
-  // Reads a complete entry's metadata.
+  // Reads a complete entry's metadata and applies the safety checks.
+  // Throws PrefixError when they are enabled and a file is not what
+  // paths.json declares.
   CachedPackage load(const specs::PackageRecord& record,
                      const std::filesystem::path& extracted_dir) const;
 
@@ -98,6 +121,8 @@ class PackageCache {
   std::filesystem::path extracted_path(const specs::PackageRecord& record) const;
 
  private:
+  void check_safety(CachedPackage& cached) const;
+
   PackageCacheOptions options_;
 };
 

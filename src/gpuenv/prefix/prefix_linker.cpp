@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "gpuenv/prefix/file_placement.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
@@ -361,6 +362,9 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
   record.paths.reserve(planned.size() + directories.size());
   bool any_hardlink = false;
   bool any_plain_copy = false;
+  // Files the package's paths.json misdescribes are recorded as they are.
+  std::unordered_map<std::string_view, const package::FileFacts*> actual;
+  for (const auto& mismatch : package.mismatches) actual.emplace(mismatch.path, &mismatch.actual);
   for (const auto& item : planned) {
     if (item.replaces_linked) {
       const auto parent = directories_->parent_of(item.target);
@@ -401,6 +405,10 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
         (placed.copied ? any_plain_copy : any_hardlink) = true;
         path.sha256_in_prefix = placed.sha256_in_prefix;
         if (!path.size_in_bytes) path.size_in_bytes = placed.size;
+        if (const auto real = actual.find(entry.path); real != actual.end()) {
+          path.sha256_in_prefix = real->second->sha256;
+          path.size_in_bytes = real->second->size;
+        }
       }
     }
     record.paths.push_back(std::move(path));

@@ -2,6 +2,8 @@
 // prefix_placeholder), the way conda does.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +29,21 @@ std::string replace_prefix_in_text(std::string_view content, std::string_view pl
 std::optional<std::string> replace_prefix_in_binary(std::string_view content,
                                                     std::string_view placeholder,
                                                     std::string_view new_prefix);
+
+// Reads up to `size` bytes of the source at `offset` into `buffer`; 0 at
+// its end. Throws on failure.
+using ReadAt = std::function<std::size_t(std::uint64_t offset, char* buffer, std::size_t size)>;
+// Takes the next piece of the output.
+using WriteOut = std::function<void(std::string_view bytes)>;
+
+// The same rewrite as replace_prefix_in_text (binary: _in_binary), streamed:
+// the source is read in chunks of `chunk` bytes and the output written as it
+// is produced, so memory stays a few chunks whatever the file's size.
+// Returns false (binary only) where replace_prefix_in_binary returns
+// nullopt; some output may have been written by then.
+bool stream_prefix_replacement(const ReadAt& read, const WriteOut& write,
+                               std::string_view placeholder, std::string_view new_prefix,
+                               bool binary, std::size_t chunk = 1u << 20);
 
 // The shebang rewrite alone (used by replace_prefix_in_text).
 std::string shorten_long_shebang(std::string content);

@@ -231,6 +231,7 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
         }
         const auto requested = options.requested_specs.find(package.record.name);
         static const std::optional<PythonLayout> no_python;
+        for (auto& warning : safety_warnings(package)) result.warnings.push_back(std::move(warning));
         result.linked.push_back(linker.link_package(
             package, is_noarch_python(package) ? python_layout() : no_python,
             requested == options.requested_specs.end() ? std::string() : requested->second));

@@ -41,6 +41,8 @@ const std::vector<Setting>& settings() {
       {{"ssl_verify", "verify_ssl"}, Shape::scalar, ',', true},
       {{"envs_dirs", "envs_path"}, Shape::sequence, ':', true},
       {{"pkgs_dirs"}, Shape::sequence, ',', true},
+      {{"safety_checks"}, Shape::scalar, ',', false},
+      {{"extra_safety_checks"}, Shape::scalar, ',', false},
   };
   return table;
 }
@@ -338,6 +340,7 @@ class ConfigBuilder {
     if (auto done = build_channels(config); !done) return std::unexpected(done.error());
     if (auto done = build_solving(config); !done) return std::unexpected(done.error());
     if (auto done = build_transfers(config); !done) return std::unexpected(done.error());
+    if (auto done = build_safety(config); !done) return std::unexpected(done.error());
     return config;
   }
 
@@ -504,6 +507,36 @@ class ConfigBuilder {
     auto pkgs = sequence("pkgs_dirs", config, true);
     if (!pkgs) return std::unexpected(pkgs.error());
     if (*pkgs) config.pkgs_dirs = std::move(**pkgs);
+    return {};
+  }
+
+  // safety_checks: warn|enabled|disabled; extra_safety_checks: a boolean.
+  std::expected<void, std::string> build_safety(CondaConfig& config) {
+    auto checks = scalar("safety_checks", config);
+    if (!checks) return std::unexpected(checks.error());
+    if (*checks) {
+      const auto text = trim((*checks)->value);
+      if (text == "warn") {
+        config.safety_checks = SafetyChecksSetting::warn;
+      } else if (text == "enabled") {
+        config.safety_checks = SafetyChecksSetting::enabled;
+      } else if (text == "disabled") {
+        config.safety_checks = SafetyChecksSetting::disabled;
+      } else {
+        return std::unexpected(fmt::format("{}: safety_checks '{}' is not one of warn, enabled, disabled",
+                                           (*checks)->origin, (*checks)->value));
+      }
+    }
+    auto extra = scalar("extra_safety_checks", config);
+    if (!extra) return std::unexpected(extra.error());
+    if (*extra) {
+      const auto flag = boolean_value((*extra)->value);
+      if (!flag) {
+        return std::unexpected(fmt::format("{}: extra_safety_checks '{}' must be true or false",
+                                           (*extra)->origin, (*extra)->value));
+      }
+      config.extra_safety_checks = *flag;
+    }
     return {};
   }
 

@@ -31,6 +31,9 @@ namespace gpuenv::util {
 // below it).
 enum class ChannelPrioritySetting { strict, flexible, disabled };
 
+// conda's safety_checks (the prefix module has its own enum).
+enum class SafetyChecksSetting { warn, enabled, disabled };
+
 struct CondaConfig {
   // As written, most preferred first; may hold `defaults`. Empty: none configured.
   std::vector<std::string> channels;
@@ -56,6 +59,9 @@ struct CondaConfig {
   // As written (environment variables and `~` expanded); empty: not configured.
   std::vector<std::string> envs_dirs;
   std::vector<std::string> pkgs_dirs;
+  // What a package whose files differ from its paths.json gets.
+  SafetyChecksSetting safety_checks = SafetyChecksSetting::warn;
+  bool extra_safety_checks = false;
 
   // The files that were read, lowest precedence first.
   std::vector<std::filesystem::path> files;

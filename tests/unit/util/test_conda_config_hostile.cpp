@@ -1,0 +1,83 @@
+// Hostile and oversized .condarc files (issue 9): an alias bomb, an alias
+// cycle and an oversized file anywhere in the search path are refused with a
+// message naming the file. Bombs
+// run in a child under a memory limit so a regression cannot take the
+// machine down.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpuenv/util/conda_config.hpp"
+#include "support/bounded_child.hpp"
+#include "support/temp_directory.hpp"
+
+namespace gpuenv::util {
+namespace {
+
+using gpuenv::testing::run_bounded;
+using gpuenv::testing::TempDirectory;
+using gpuenv::testing::write_text_file;
+using Strings = std::vector<std::string>;
+
+constexpr std::size_t kChildMemory = std::size_t{1} << 30;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class HostileCondarc : public ::testing::Test {
+ protected:
+  // load_conda_config over the search path, $CONDARC naming `text`, in a
+  // child limited to 1 GiB: its error, or "loaded".
+  std::string load_condarc(const std::string& text) {
+    write_text_file(condarc_, text);
+    const auto outcome = run_bounded(
+        [&] {
+          const auto config = load_conda_config(fixed_environment(
+              {{"HOME", (dir_ / "home").string()}, {"CONDARC", condarc_.string()}}));
+          return config ? std::string("loaded") : config.error();
+        },
+        kChildMemory);
+    EXPECT_TRUE(outcome.finished) << "loading the .condarc did not come back: " << outcome.how_it_ended;
+    return outcome.result;
+  }
+
+  TempDirectory dir_;
+  std::filesystem::path condarc_ = dir_ / "condarc.yml";
+};
+
+// The issue's ten-line file: 9^9 channels once the aliases are expanded.
+TEST_F(HostileCondarc, ABillionLaughsIsRefusedNamingTheFile) {
+  std::string text = "a0: &a0 [lol]\n";
+  for (int level = 1; level < 9; ++level) {
+    const auto previous = "*a" + std::to_string(level - 1);
+    text += "a" + std::to_string(level) + ": &a" + std::to_string(level) + " [" + previous;
+    for (int i = 1; i < 9; ++i) text += ", " + previous;
+    text += "]\n";
+  }
+  text += "channels: *a8\n";
+  const auto message = load_condarc(text);
+  EXPECT_TRUE(contains(message, condarc_.string())) << message;
+  EXPECT_TRUE(contains(message, "more than 1000000 values")) << message;
+}
+
+TEST_F(HostileCondarc, AnAliasCycleIsRefused) {
+  const auto message = load_condarc("channels: &loop [conda-forge, *loop]\n");
+  EXPECT_TRUE(contains(message, condarc_.string() + ":1")) << message;
+  EXPECT_TRUE(contains(message, "levels")) << message;
+}
+
+TEST_F(HostileCondarc, AliasesOfALongStringAreRefused) {
+  std::string text = "s: &s \"" + std::string(1 << 20, 'x') + "\"\nchannels: [*s";
+  for (int i = 0; i < 4000; ++i) text += ", *s";
+  const auto message = load_condarc(text + "]\n");
+  EXPECT_TRUE(contains(message, condarc_.string())) << message;
+  EXPECT_TRUE(contains(message, "of text")) << message;
+}
+
+TEST_F(HostileCondarc, AnOversizedFileIsRefused) {
+  const auto message = load_condarc("channels: [a]\n" + std::string(3 << 20, '#') + "\n");
+  EXPECT_TRUE(contains(message, condarc_.string() + " is larger than the 2 MiB")) << message;
+}
+
+}  // namespace
+}  // namespace gpuenv::util

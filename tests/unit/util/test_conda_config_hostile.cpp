@@ -1,10 +1,13 @@
 // Hostile and oversized .condarc files (issue 9): an alias bomb, an alias
 // cycle and an oversized file anywhere in the search path are refused with a
-// message naming the file. Bombs
+// message naming the file; a huge channel list merges in linear time. Bombs
 // run in a child under a memory limit so a regression cannot take the
 // machine down.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -77,6 +80,53 @@ TEST_F(HostileCondarc, AliasesOfALongStringAreRefused) {
 TEST_F(HostileCondarc, AnOversizedFileIsRefused) {
   const auto message = load_condarc("channels: [a]\n" + std::string(3 << 20, '#') + "\n");
   EXPECT_TRUE(contains(message, condarc_.string() + " is larger than the 2 MiB")) << message;
+}
+
+// conda's list merge (higher-precedence sources first, each value once,
+// #!top first and #!bottom last) was quadratic: 100,000 channels took 63 s.
+TEST_F(HostileCondarc, AHundredThousandChannelsMergeInLinearTime) {
+  constexpr int count = 100'000;
+  std::string from_file = "channels:\n  - first  #!top\n  - last  #!bottom\n";
+  std::string from_variable;
+  for (int i = 0; i < count; ++i) {
+    from_file += "  - file-" + std::to_string(i) + "\n";
+    from_variable += "var-" + std::to_string(i) + ",";
+    if (i % 2 == 0) from_variable += "file-" + std::to_string(i) + ",";  // dropped: already listed
+  }
+  write_text_file(condarc_, from_file);
+  // In a child with a CPU limit: the quadratic merge would take minutes.
+  const auto outcome = run_bounded(
+      [&] {
+        const auto started = std::chrono::steady_clock::now();
+        const auto config = load_conda_config({condarc_}, fixed_environment({{"CONDA_CHANNELS", from_variable}}));
+        const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (!config) return config.error();
+        const auto& channels = config->channels;
+        std::string summary = std::to_string(channels.size());
+        for (const auto& channel : {channels[0], channels[1], channels[2], channels[3], channels.back()}) {
+          summary += " " + channel;
+        }
+        summary += " " + config->origin_of("channels", "file-0") + " " + config->origin_of("channels", "file-1");
+        return summary + " " + std::to_string(seconds);
+      },
+      kChildMemory, 20);
+  ASSERT_TRUE(outcome.finished) << "the merge did not finish: " << outcome.how_it_ended;
+  std::istringstream summary(outcome.result);
+  std::size_t size = 0;
+  std::string first, second, third, fourth, last, origin0, origin1;
+  double seconds = 0;
+  summary >> size >> first >> second >> third >> fourth >> last >> origin0 >> origin1 >> seconds;
+  ASSERT_EQ(size, 2u * count + 2) << outcome.result;
+  EXPECT_EQ(first, "first");
+  EXPECT_EQ(second, "var-0");
+  EXPECT_EQ(third, "file-0");  // where the variable (higher precedence) put it
+  EXPECT_EQ(fourth, "var-1");
+  EXPECT_EQ(last, "last");
+  EXPECT_EQ(origin0, "$CONDA_CHANNELS");
+  EXPECT_EQ(origin1, condarc_.string() + ":5");
+  // yaml-cpp's parse of the 100,000-line file is most of the time left.
+  EXPECT_LT(seconds, 5.0) << "the merge is not linear any more";
+  std::cout << "100,000 + 150,000 channels read and merged in " << seconds << " s\n";
 }
 
 }  // namespace

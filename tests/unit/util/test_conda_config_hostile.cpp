@@ -13,11 +13,13 @@
 
 #include "gpuenv/util/conda_config.hpp"
 #include "support/bounded_child.hpp"
+#include "support/hostile_yaml.hpp"
 #include "support/temp_directory.hpp"
 
 namespace gpuenv::util {
 namespace {
 
+using gpuenv::testing::billion_laughs;
 using gpuenv::testing::run_bounded;
 using gpuenv::testing::TempDirectory;
 using gpuenv::testing::write_text_file;
@@ -50,15 +52,7 @@ class HostileCondarc : public ::testing::Test {
 
 // The ten-line file: 9^9 channels once the aliases are expanded.
 TEST_F(HostileCondarc, ABillionLaughsIsRefusedNamingTheFile) {
-  std::string text = "a0: &a0 [lol]\n";
-  for (int level = 1; level < 9; ++level) {
-    const auto previous = "*a" + std::to_string(level - 1);
-    text += "a" + std::to_string(level) + ": &a" + std::to_string(level) + " [" + previous;
-    for (int i = 1; i < 9; ++i) text += ", " + previous;
-    text += "]\n";
-  }
-  text += "channels: *a8\n";
-  const auto message = load_condarc(text);
+  const auto message = load_condarc(billion_laughs("channels"));
   EXPECT_TRUE(contains(message, condarc_.string())) << message;
   EXPECT_TRUE(contains(message, "more than 1000000 values")) << message;
 }

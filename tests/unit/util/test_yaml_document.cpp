@@ -9,11 +9,13 @@
 
 #include "gpuenv/util/yaml_document.hpp"
 #include "support/bounded_child.hpp"
+#include "support/hostile_yaml.hpp"
 #include "support/temp_directory.hpp"
 
 namespace gpuenv::util {
 namespace {
 
+using gpuenv::testing::billion_laughs;
 using gpuenv::testing::run_bounded;
 using gpuenv::testing::TempDirectory;
 using gpuenv::testing::write_text_file;
@@ -21,17 +23,6 @@ using gpuenv::testing::write_text_file;
 constexpr std::size_t kChildMemory = std::size_t{1} << 30;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// Nine levels of nine aliases: 9^9 (387 million) values once expanded.
-std::string billion_laughs(const std::string& key = "channels") {
-  std::string text = "a0: &a0 [lol]\n";
-  for (int level = 1; level < 9; ++level) {
-    text += "a" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
-    for (int i = 0; i < 9; ++i) text += (i ? ", *a" : "*a") + std::to_string(level - 1);
-    text += "]\n";
-  }
-  return text + key + ": *a8\n";
-}
 
 // The message load_yaml gives, or "loaded" — computed in a bounded child.
 std::string outcome_of(const std::string& text, const YamlLimits& limits = {}) {
@@ -46,7 +37,7 @@ std::string outcome_of(const std::string& text, const YamlLimits& limits = {}) {
 }
 
 TEST(YamlDocument, ABillionLaughsIsRefusedNamingTheFile) {
-  const auto message = outcome_of(billion_laughs());
+  const auto message = outcome_of(billion_laughs("channels"));
   EXPECT_TRUE(contains(message, "bomb.yml")) << message;
   EXPECT_TRUE(contains(message, "more than 1000000 values")) << message;
   EXPECT_TRUE(contains(message, "aliases")) << message;

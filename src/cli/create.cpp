@@ -9,7 +9,6 @@
 
 #include "command.hpp"
 #include "environment_change.hpp"
-#include "gpuenv/specs/spec_error.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -24,9 +23,16 @@ int run_create(const ChangeArguments& arguments) {
   // conda env create: the file's name, unless -p or -n says otherwise.
   auto where = arguments.where;
   if (where.prefix.empty() && where.name.empty()) where.name = files.name;
+  if (is_reserved_environment_name(where.name)) {
+    return report_error(arguments,
+                        fmt::format("'{}' is a reserved environment name (it names the root prefix, as in conda): "
+                                    "choose another name",
+                                    where.name),
+                        2);
+  }
   const auto prefix = resolve_prefix(where, env, WhenNoPrefixGiven::refuse);
   if (!prefix) return report_error(arguments, prefix.error(), 2);
-
+  if (auto usable = check_prefix_for_path(*prefix); !usable) return report_error(arguments, usable.error(), 2);
   std::vector<std::string> spec_texts = files.specs;
   spec_texts.insert(spec_texts.end(), arguments.specs.begin(), arguments.specs.end());
   if (spec_texts.empty() && !files.is_explicit) {
@@ -47,12 +53,9 @@ int run_create(const ChangeArguments& arguments) {
     return carry_out_change(change, arguments, env);
   }
 
-  std::vector<specs::MatchSpec> requested;
-  try {
-    requested = parse_specs(spec_texts, context);
-  } catch (const specs::SpecError& error) {
-    return report_error(arguments, error.what());
-  }
+  const auto parsed = parse_requested_specs(arguments, spec_texts, context);
+  if (!parsed) return parsed.error();
+  const auto& requested = *parsed;
   auto channels = arguments.channels;
   channels.channels.insert(channels.channels.end(), files.channels.begin(), files.channels.end());
   solver::SolveRequest request;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include "gpuenv/prefix/package_cache.hpp"
 #include "gpuenv/prefix/transaction.hpp"
@@ -115,9 +116,23 @@ int report_error(const ChangeArguments& arguments, const std::string& message, i
   return exit_code;
 }
 
+std::expected<std::vector<specs::MatchSpec>, int> parse_requested_specs(const ChangeArguments& arguments,
+                                                                        const std::vector<std::string>& texts,
+                                                                        const specs::ChannelContext& context) {
+  std::vector<specs::MatchSpec> specs;
+  specs.reserve(texts.size());
+  for (const auto& text : texts) {
+    auto spec = parse_requested_spec(text, context);
+    if (!spec) return std::unexpected(report_error(arguments, spec.error()));
+    specs.push_back(std::move(*spec));
+  }
+  return specs;
+}
+
 std::expected<ChangeFiles, std::string> read_change_files(const ChangeArguments& arguments,
                                                           const specs::ChannelContext& context) {
   ChangeFiles merged;
+  std::set<std::string> seen_channels;  // a scan of the list was quadratic in its length
   for (const auto& path : arguments.files) {
     auto file = read_environment_file(path, context);
     if (!file) return std::unexpected(file.error());
@@ -135,9 +150,7 @@ std::expected<ChangeFiles, std::string> read_change_files(const ChangeArguments&
     }
     if (merged.name.empty()) merged.name = file->name;
     for (auto& channel : file->channels) {
-      if (std::find(merged.channels.begin(), merged.channels.end(), channel) == merged.channels.end()) {
-        merged.channels.push_back(std::move(channel));
-      }
+      if (seen_channels.insert(channel).second) merged.channels.push_back(std::move(channel));
     }
     merged.specs.insert(merged.specs.end(), file->specs.begin(), file->specs.end());
   }

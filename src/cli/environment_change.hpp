@@ -58,6 +58,13 @@ int report_error(const ChangeArguments& arguments, const std::string& message, i
                  const std::string& exception_name = "CondaValueError");
 
 // What the --file files say, merged in the order given.
+// The specs to install, update or remove, each checked with
+// parse_requested_spec; on failure the error is reported and its exit
+// status returned.
+std::expected<std::vector<specs::MatchSpec>, int> parse_requested_specs(const ChangeArguments& arguments,
+                                                                        const std::vector<std::string>& texts,
+                                                                        const specs::ChannelContext& context);
+
 struct ChangeFiles {
   std::string name;                   // the first environment.yml `name:`
   std::vector<std::string> channels;  // their channels, after any -c

@@ -1,18 +1,17 @@
 #include "environment_file.hpp"
 
 #include <fmt/core.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/platform.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/util/file_io.hpp"
+#include "gpuenv/util/yaml_document.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -51,11 +50,8 @@ std::string lowercase(std::string_view text) {
 // the line.
 std::expected<std::string, std::string> checked_spec(std::string_view text, const std::string& where,
                                                      const specs::ChannelContext& context) {
-  try {
-    specs::MatchSpec::parse(text, context);
-  } catch (const specs::SpecError& error) {
-    return std::unexpected(fmt::format("{}: '{}' is not a package spec: {}", where, text, error.what()));
-  }
+  auto spec = parse_requested_spec(text, context);
+  if (!spec) return std::unexpected(fmt::format("{}: {}", where, spec.error()));
   return std::string(text);
 }
 
@@ -72,6 +68,27 @@ std::string_view describe(const YAML::Node& node) {
 }
 
 }  // namespace
+
+std::expected<specs::MatchSpec, std::string> parse_requested_spec(std::string_view text,
+                                                                  const specs::ChannelContext& context) {
+  if (trimmed(text).empty()) {
+    return std::unexpected(fmt::format("'{}' is an empty package spec: name a package, like 'numpy' or "
+                                       "'numpy >=1.26'",
+                                       text));
+  }
+  std::optional<specs::MatchSpec> spec;
+  try {
+    spec = specs::MatchSpec::parse(text, context);
+  } catch (const specs::SpecError& error) {
+    return std::unexpected(fmt::format("'{}' is not a package spec: {}", text, error.what()));
+  }
+  // conda parses a bare `*` name (it matches every package name), but no one
+  // means to install, update or remove every package there is.
+  if (spec->name().is_any()) {
+    return std::unexpected(fmt::format("'{}' matches every package name: name the packages you mean", text));
+  }
+  return std::move(*spec);
+}
 
 std::expected<specs::PackageRecord, std::string> record_from_package_url(std::string_view url) {
   const auto query = url.find_first_of("?");
@@ -214,12 +231,10 @@ std::expected<EnvironmentFile, std::string> parse_environment_yaml(std::string_v
                                                                    const specs::ChannelContext& context) {
   EnvironmentFile file;
   file.kind = EnvironmentFile::Kind::environment_yaml;
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& error) {
-    return std::unexpected(fmt::format("{}: this is not valid YAML: {}", at(source, error.mark), error.msg));
-  }
+  // Bounded: an alias bomb in the file is refused here, before the walk below.
+  const auto loaded = util::load_yaml(text, source);
+  if (!loaded) return std::unexpected(loaded.error().message);
+  const auto& root = *loaded;
   if (!root.IsMap()) {
     return std::unexpected(fmt::format("{}: an environment file is a mapping with name, channels and "
                                        "dependencies; this one is {}",
@@ -278,16 +293,17 @@ std::expected<EnvironmentFile, std::string> parse_environment_yaml(std::string_v
 
 std::expected<EnvironmentFile, std::string> read_environment_file(const std::filesystem::path& path,
                                                                   const specs::ChannelContext& context) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code error;
-    return std::unexpected(fmt::format("cannot read the environment file {}: {}", path.string(),
-                                       std::filesystem::exists(path, error) ? "permission denied or not a file"
-                                                                            : "no such file"));
+  // Explicit files of thousands of URLs are larger than any YAML gpuenv
+  // reads; environment.yml text is held to load_yaml's own limit.
+  constexpr std::uintmax_t max_environment_file_bytes = 16u << 20;
+  auto read = util::read_text_file_at_most(path, max_environment_file_bytes);
+  if (!read) {
+    if (read.error().kind == util::FileReadError::Kind::missing) {
+      return std::unexpected(fmt::format("cannot read the environment file {}: no such file", path.string()));
+    }
+    return std::unexpected("cannot use the environment file " + read.error().message);
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const auto text = buffer.str();
+  const auto text = std::move(*read);
   const auto source = path.string();
   for (const auto line : lines_of(text)) {
     if (trimmed(line) == "@EXPLICIT") return parse_explicit_file(text, source, context);

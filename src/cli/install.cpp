@@ -44,16 +44,6 @@ std::expected<EnvironmentInPlace, int> open_target(const ChangeArguments& argume
   }
 }
 
-std::expected<std::vector<specs::MatchSpec>, int> parsed(const ChangeArguments& arguments,
-                                                         const std::vector<std::string>& texts,
-                                                         const specs::ChannelContext& context) {
-  try {
-    return parse_specs(texts, context);
-  } catch (const specs::SpecError& error) {
-    return std::unexpected(report_error(arguments, error.what()));
-  }
-}
-
 std::optional<std::string> exact_name(const specs::MatchSpec& spec) {
   const auto name = spec.name().exact_value();
   return name ? std::optional<std::string>(std::string(*name)) : std::nullopt;
@@ -89,7 +79,7 @@ int run_install(const ChangeArguments& arguments) {
   if (spec_texts.empty() && !files.is_explicit) {
     return report_error(arguments, "name at least one package to install (or --file FILE)", 2);
   }
-  const auto requested = parsed(arguments, spec_texts, context);
+  const auto requested = parse_requested_specs(arguments, spec_texts, context);
   if (!requested) return requested.error();
 
   auto target = open_target(arguments, env);
@@ -134,7 +124,7 @@ int run_update(const ChangeArguments& arguments) {
                                              : "name the packages to update, or --all to update every package",
                         2);
   }
-  const auto to_update = parsed(arguments, arguments.specs, context);
+  const auto to_update = parse_requested_specs(arguments, arguments.specs, context);
   if (!to_update) return to_update.error();
 
   auto target = open_target(arguments, env);
@@ -228,7 +218,7 @@ int run_remove(const ChangeArguments& arguments) {
   if (!context_read) return report_error(arguments, context_read.error());
   const auto& context = *context_read;
   if (arguments.specs.empty()) return report_error(arguments, "name the packages to remove", 2);
-  const auto to_remove = parsed(arguments, arguments.specs, context);
+  const auto to_remove = parse_requested_specs(arguments, arguments.specs, context);
   if (!to_remove) return to_remove.error();
 
   auto target = open_target(arguments, env);

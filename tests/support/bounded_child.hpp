@@ -1,6 +1,8 @@
 // Running a piece of a test in a forked child under resource limits, so a
-// test of a size limit cannot fill the disk (RLIMIT_FSIZE) or the memory
-// (RLIMIT_AS) of the machine when the code under test fails to stop.
+// test of a size or memory bomb can fail (the bomb goes off) without filling
+// the disk (RLIMIT_FSIZE) or the memory (RLIMIT_AS) of the machine, or
+// spinning for minutes (RLIMIT_CPU, and an alarm for a blocked child): the
+// child dies of the limit and the test reads that as a failure.
 #pragma once
 
 #include <signal.h>
@@ -19,12 +21,21 @@ namespace gpuenv::testing {
 struct ChildLimits {
   std::optional<rlim_t> file_size = std::nullopt;      // bytes one file may grow to
   std::optional<rlim_t> address_space = std::nullopt;  // bytes of virtual memory
+  unsigned cpu_seconds = 60;
 };
 
 struct BoundedOutcome {
-  int exit_code = -1;  // 0: the body returned; 1: it threw; -1: killed
+  int exit_code = -1;   // 0: the body returned; 1: it threw; -1: killed
   int signal = 0;
   std::string message;  // what the body returned, or the exception's what()
+
+  bool finished() const { return exit_code == 0 && signal == 0; }
+  // For failure messages.
+  std::string how_it_ended() const {
+    if (signal != 0) return "signal " + std::to_string(signal) + " (a limit reached, or a crash)";
+    if (exit_code == 1) return "an exception (out of memory under the limit?): " + message;
+    return "exit " + std::to_string(exit_code);
+  }
 };
 
 // This process's virtual memory size (VmSize), to set RLIMIT_AS relative to.
@@ -41,8 +52,9 @@ inline rlim_t current_address_space() {
   return 0;
 }
 
-// Runs `body` in a child under `limits`. Writing past the file size limit
-// fails with EFBIG instead of killing the child. Call with no other
+// Runs `body` in a child under `limits`; what it returns (or the message of
+// what it throws) comes back through a pipe. Writing past the file size
+// limit fails with EFBIG instead of killing the child. Call with no other
 // threads running in this process.
 inline BoundedOutcome run_bounded(const ChildLimits& limits,
                                   const std::function<std::string()>& body) {
@@ -50,6 +62,7 @@ inline BoundedOutcome run_bounded(const ChildLimits& limits,
   if (::pipe(channel) != 0) return {};
   std::fflush(nullptr);
   const pid_t pid = ::fork();
+  if (pid < 0) return {};
   if (pid == 0) {
     ::close(channel[0]);
     ::signal(SIGXFSZ, SIG_IGN);
@@ -61,6 +74,9 @@ inline BoundedOutcome run_bounded(const ChildLimits& limits,
       const rlimit limit{*limits.address_space, *limits.address_space};
       ::setrlimit(RLIMIT_AS, &limit);
     }
+    const rlimit cpu{limits.cpu_seconds, limits.cpu_seconds};
+    ::setrlimit(RLIMIT_CPU, &cpu);
+    ::alarm(limits.cpu_seconds * 3);  // CPU time does not count a child blocked on something
     int code = 0;
     std::string message;
     try {
@@ -68,8 +84,15 @@ inline BoundedOutcome run_bounded(const ChildLimits& limits,
     } catch (const std::exception& error) {
       message = error.what();
       code = 1;
+    } catch (...) {
+      code = 1;
     }
-    [[maybe_unused]] const auto written = ::write(channel[1], message.data(), message.size());
+    std::size_t written = 0;
+    while (written < message.size()) {
+      const auto count = ::write(channel[1], message.data() + written, message.size() - written);
+      if (count <= 0) ::_exit(4);
+      written += static_cast<std::size_t>(count);
+    }
     ::_exit(code);
   }
   ::close(channel[1]);

@@ -72,4 +72,17 @@ inline CommandOutput run_gpuenv(const std::vector<std::string>& args,
   return run_program(GPUENV_BINARY, args, env);
 }
 
+// run_gpuenv under `ulimit -v` (KiB of address space) and `ulimit -t` (CPU
+// seconds): for tests of inputs that would make an unfixed gpuenv eat the
+// machine's memory or spin forever.
+inline CommandOutput run_gpuenv_bounded(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                                        std::size_t address_space_kib, unsigned cpu_seconds = 30) {
+  std::vector<std::string> shell_args = {
+      "-c", "ulimit -v " + std::to_string(address_space_kib) + " && ulimit -t " + std::to_string(cpu_seconds) +
+                " && exec \"$0\" \"$@\"",
+      GPUENV_BINARY};
+  shell_args.insert(shell_args.end(), args.begin(), args.end());
+  return run_program("/bin/sh", shell_args, env);
+}
+
 }  // namespace gpuenv::testing

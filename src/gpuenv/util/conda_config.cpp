@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <span>
+#include <unordered_set>
 
 #include "gpuenv/util/config_document.hpp"
 #include "gpuenv/util/file_io.hpp"
@@ -152,11 +153,20 @@ std::expected<std::optional<Sourced>, std::string> merge_scalar(const std::vecto
   return scalar_text(winner.node, winner, setting, winner.origin, env);
 }
 
+// Each value once, where it first appears. A hash set keeps this linear: a
+// scan of what was kept made 100,000 channels take a minute.
 std::vector<Sourced> unique_values(std::vector<Sourced> values) {
+  std::vector<bool> first(values.size(), false);
+  {
+    // Views into `values`, which is not touched until they are gone.
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) first[i] = seen.insert(values[i].value).second;
+  }
   std::vector<Sourced> result;
-  for (auto& value : values) {
-    const bool seen = std::any_of(result.begin(), result.end(), [&](const Sourced& v) { return v.value == value.value; });
-    if (!seen) result.push_back(std::move(value));
+  result.reserve(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (first[i]) result.push_back(std::move(values[i]));
   }
   return result;
 }

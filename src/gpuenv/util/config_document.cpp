@@ -1,12 +1,12 @@
 #include "gpuenv/util/config_document.hpp"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <map>
 
 #include "gpuenv/util/file_io.hpp"
+#include "gpuenv/util/yaml_document.hpp"
 
 namespace gpuenv::util {
 namespace {
@@ -109,18 +109,11 @@ class DocumentReader {
   std::vector<std::string_view> lines_;
 };
 
-}  // namespace
-
-std::expected<ConfigDocument, std::string> parse_config_document(std::string_view text, std::string source) {
+// The settings in a tree load_yaml accepted: its walk is bounded, aliases included.
+std::expected<ConfigDocument, std::string> settings_of(const YAML::Node& root, std::string_view text,
+                                                       std::string source) {
   ConfigDocument document;
   document.source = source;
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& error) {
-    return std::unexpected(fmt::format("{}:{}:{}: not valid YAML ({}); fix the file or move it aside",
-                                       source, error.mark.line + 1, error.mark.column + 1, error.msg));
-  }
   DocumentReader reader(text, source);
   try {
     auto converted = reader.convert(root);
@@ -139,10 +132,21 @@ std::expected<ConfigDocument, std::string> parse_config_document(std::string_vie
   return document;
 }
 
-std::expected<ConfigDocument, std::string> read_config_document(const std::filesystem::path& path) {
-  const auto text = read_file(path, 16 << 20);
-  if (!text) return std::unexpected(fmt::format("{}: cannot be read; check its permissions", path.string()));
-  return parse_config_document(*text, path.string());
+}  // namespace
+
+std::expected<ConfigDocument, std::string> parse_config_document(std::string_view text, std::string source,
+                                                                 const YamlLimits& limits) {
+  const auto root = load_yaml(text, source, limits);
+  if (!root) return std::unexpected(root.error().message);
+  return settings_of(*root, text, std::move(source));
+}
+
+std::expected<ConfigDocument, std::string> read_config_document(const std::filesystem::path& path,
+                                                                const YamlLimits& limits) {
+  std::string text;
+  const auto root = read_yaml_file(path, &text, limits);
+  if (!root) return std::unexpected(root.error().message);
+  return settings_of(*root, text, path.string());
 }
 
 }  // namespace gpuenv::util

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpuenv/util/yaml_document.hpp"
+
 namespace gpuenv::util {
 
 enum class ConfigMarker {
@@ -37,9 +39,12 @@ struct ConfigDocument {
   ConfigNode root;     // a map, or null for an empty file
 };
 
-// Fails with "<file>:<line>:<column>: ..." for text that is not YAML, a
-// document that is not a map of settings, or a key given twice.
-std::expected<ConfigDocument, std::string> parse_config_document(std::string_view text, std::string source);
-std::expected<ConfigDocument, std::string> read_config_document(const std::filesystem::path& path);
+// Fails with "<file>:<line>: ..." for text that is not YAML, a document
+// that is not a map of settings, or a key given twice, and for a file over
+// `limits` (an alias bomb, an oversized file: see yaml_document.hpp).
+std::expected<ConfigDocument, std::string> parse_config_document(std::string_view text, std::string source,
+                                                                 const YamlLimits& limits = {});
+std::expected<ConfigDocument, std::string> read_config_document(const std::filesystem::path& path,
+                                                                const YamlLimits& limits = {});
 
 }  // namespace gpuenv::util

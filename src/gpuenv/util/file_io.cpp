@@ -33,6 +33,55 @@ std::optional<std::string> read_file(const std::filesystem::path& path, std::siz
   return content;
 }
 
+std::string describe_byte_count(std::uintmax_t bytes) {
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= (1u << 10) && bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+std::expected<std::string, FileReadError> read_text_file_at_most(const std::filesystem::path& path,
+                                                                 std::uintmax_t max_bytes) {
+  const auto failure = [&](FileReadError::Kind kind, std::string message) {
+    return std::unexpected(FileReadError{kind, std::move(message)});
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return failure(FileReadError::Kind::missing, path.string() + ": no such file");
+    return failure(FileReadError::Kind::unreadable,
+                   path.string() + ": cannot be read (" + std::strerror(errno) + "); check its permissions");
+  }
+  const auto too_large = [&](std::string size) {
+    return failure(FileReadError::Kind::too_large,
+                   path.string() + " is larger than the " + describe_byte_count(max_bytes) +
+                       " gpuenv reads from such a file" + size + "; check that it is the file you meant");
+  };
+  struct stat info {};
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && static_cast<std::uintmax_t>(info.st_size) > max_bytes) {
+    ::close(fd);
+    return too_large(" (it holds " + std::to_string(info.st_size) + " bytes)");
+  }
+  // A FIFO or a device reports no size: read one byte past the limit to tell.
+  std::string content;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      const std::string reason = std::strerror(errno);
+      ::close(fd);
+      return failure(FileReadError::Kind::unreadable, path.string() + ": cannot be read (" + reason + ")");
+    }
+    if (got == 0) break;
+    content.append(buffer, static_cast<std::size_t>(got));
+    if (content.size() > max_bytes) {
+      ::close(fd);
+      return too_large("");
+    }
+  }
+  ::close(fd);
+  return content;
+}
+
 std::string_view trim(std::string_view text) {
   constexpr std::string_view whitespace = " \t\r\n\v\f";
   const auto first = text.find_first_not_of(whitespace);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <expected>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -18,6 +19,23 @@ namespace gpuenv::util {
 // read. Reads at most `max_bytes`.
 std::optional<std::string> read_file(const std::filesystem::path& path,
                                      std::size_t max_bytes = 1 << 20);
+
+// Why read_text_file_at_most refused a file; `message` names the file.
+struct FileReadError {
+  enum class Kind { missing, unreadable, too_large };
+  Kind kind = Kind::unreadable;
+  std::string message;
+};
+
+// The content of a file that the user names and gpuenv parses whole
+// (settings, environment files): refused when it holds more than
+// `max_bytes`, before reading it when its size is known, so that a huge
+// file, a FIFO or /dev/zero costs nothing.
+std::expected<std::string, FileReadError> read_text_file_at_most(const std::filesystem::path& path,
+                                                                 std::uintmax_t max_bytes);
+
+// "2 MiB", "64 KiB", "1000 bytes": a size limit as messages give it.
+std::string describe_byte_count(std::uintmax_t bytes);
 
 // `text` without leading and trailing whitespace.
 std::string_view trim(std::string_view text);

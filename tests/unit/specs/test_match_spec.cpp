@@ -344,7 +344,7 @@ TEST(MatchSpecRobustness, ChannelUrlWithAnEmptyPathPartIsRejected) {
 }
 
 TEST(MatchSpecRobustness, ControlCharactersAreRejectedAnywhere) {
-  for (const std::string text : {std::string("numpy\x01"), std::string("numpy[license='a\x7f" "b']"),
+  for (const std::string& text : {std::string("numpy\x01"), std::string("numpy[license='a\x7f" "b']"),
                                  std::string("conda-forge::num\x1bpy 1.2")}) {
     const auto error = parse_error(text);
     EXPECT_NE(error.reason().find("control characters"), std::string::npos) << error.what();

@@ -13,6 +13,7 @@
 #include "gpuenv/package/package_error.hpp"
 #include "gpuenv/package/record_json.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
+#include "gpuenv/specs/package_filename.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -128,9 +129,22 @@ std::vector<std::string> safety_warnings(const CachedPackage& package) {
 }
 
 std::string package_filename(const specs::PackageRecord& record) {
-  if (!record.fn.empty()) return record.fn;
-  const auto slash = record.url.find_last_of('/');
-  return slash == std::string::npos ? record.url : record.url.substr(slash + 1);
+  std::string filename = record.fn;
+  if (filename.empty()) {
+    const auto slash = record.url.find_last_of('/');
+    filename = slash == std::string::npos ? record.url : record.url.substr(slash + 1);
+  }
+  // Every path of the cache is built from this name; repodata's loader
+  // refuses such names already, but records also come from explicit files,
+  // URLs on the command line and callers yet to be written.
+  if (const auto problem = specs::package_filename_problem(filename); !problem.empty()) {
+    throw PrefixError("refusing to fetch " + specs::printable(record.dist_str()) + " from " +
+                      (record.url.empty() ? std::string("its channel") : specs::printable(record.url)) +
+                      ": its file name '" + specs::printable(filename) + "' is not a bare package file name (" +
+                      std::string(problem) +
+                      "); the channel or the explicit file that lists it is broken or hostile: do not use it");
+  }
+  return filename;
 }
 
 std::string digest_mismatch(const specs::PackageRecord& record, const package::FileDigests& digests,

@@ -126,7 +126,9 @@ class PackageCache {
   PackageCacheOptions options_;
 };
 
-// The record's file name: `fn`, else the last segment of its URL.
+// The record's file name: `fn`, else the last segment of its URL. Throws
+// PrefixError when it is not a bare package file name (a '/', a control
+// character, "..", no .conda/.tar.bz2): no cache path is built from it.
 std::string package_filename(const specs::PackageRecord& record);
 
 // Empty when `digests` match what `record` announces; otherwise why not,

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "gpuenv/specs/package_filename.hpp"
+
 namespace gpuenv::repodata {
 namespace {
 
@@ -20,6 +22,18 @@ bool has_scheme(std::string_view url) noexcept {
   }
   return true;
 }
+
+// The scheme of a URL, lower-cased ("" when it has none).
+std::string scheme_of(std::string_view url) {
+  if (!has_scheme(url)) return {};
+  std::string scheme(url.substr(0, url.find("://")));
+  for (char& c : scheme) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return scheme;
+}
+
+bool is_remote_scheme(std::string_view scheme) noexcept { return scheme == "http" || scheme == "https"; }
 
 // "scheme://host" of a URL ("file://" for file:///path).
 std::string_view origin_of(std::string_view url) noexcept {
@@ -51,8 +65,19 @@ std::string normalize_path(std::string_view path) {
 
 }  // namespace
 
+std::string base_url_problem(std::string_view subdir_url, std::string_view base_url) {
+  // A relative base_url stays on the subdir's own server.
+  if (!has_scheme(base_url) || !is_remote_scheme(scheme_of(subdir_url))) return {};
+  const std::string scheme = scheme_of(base_url);
+  if (is_remote_scheme(scheme)) return {};
+  return "its info.base_url '" + specs::printable(base_url) + "' is a " + specs::printable(scheme) +
+         ":// URL, and a channel served over http(s) may only send clients to http:// or https:// URLs";
+}
+
 std::string package_directory_url(std::string_view subdir_url, std::string_view base_url) {
-  if (base_url.empty()) return with_trailing_slash(std::string(subdir_url));
+  if (base_url.empty() || !base_url_problem(subdir_url, base_url).empty()) {
+    return with_trailing_slash(std::string(subdir_url));
+  }
   if (has_scheme(base_url)) return with_trailing_slash(std::string(base_url));
   const std::string directory = with_trailing_slash(std::string(subdir_url));
   const std::string_view origin = origin_of(directory);

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "gpuenv/repodata/json_reading.hpp"
+#include "gpuenv/specs/package_filename.hpp"
 
 namespace gpuenv::repodata {
 namespace {
@@ -85,6 +86,17 @@ const char* field_problem(Field field) noexcept {
   }
 }
 
+// The key becomes a path in the package cache (<pkgs>/<key>, <pkgs>/<stem>/)
+// and a URL: only a bare file name that is the record's own
+// name-version-build gets through, whatever the channel wrote.
+std::string_view filename_problem(std::string_view filename, const RawRecord& record) noexcept {
+  if (const auto problem = specs::package_filename_problem(filename); !problem.empty()) return problem;
+  if (!specs::filename_matches_record(filename, record.name, record.version, record.build)) {
+    return "the file name is not the record's name-version-build followed by .conda or .tar.bz2";
+  }
+  return {};
+}
+
 }  // namespace
 
 simdjson::error_code RecordReader::read(ondemand::object& object, std::string_view filename,
@@ -150,6 +162,7 @@ simdjson::error_code RecordReader::read(ondemand::object& object, std::string_vi
     if (record.name.empty()) problem = "no 'name'";
     else if (record.version.empty()) problem = "no 'version'";
     else if (!has_build) problem = "no 'build'";
+    else problem = filename_problem(filename, record);
   }
   record.depends = depends_;
   record.constrains = constrains_;

@@ -15,8 +15,10 @@ class RecordReader {
  public:
   // Reads `object` (the value of `filename` in `packages`). Returns a
   // simdjson error only when the document itself is broken; a record that
-  // is well-formed JSON but unusable (no name, a number that is text...)
-  // returns SUCCESS with `problem` saying why, so the caller can skip it.
+  // is well-formed JSON but unusable (no name, a number that is text, a
+  // file name that is not a bare name-version-build.conda/.tar.bz2 of the
+  // record) returns SUCCESS with `problem` saying why, so the caller can
+  // skip it.
   // The record's spans point into this reader: valid until the next read.
   simdjson::error_code read(simdjson::ondemand::object& object, std::string_view filename,
                             RawRecord& record, std::string_view& problem);

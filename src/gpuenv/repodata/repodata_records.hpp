@@ -70,7 +70,9 @@ class RecordSink {
 };
 
 // A record the parser skipped because a required field was missing or had
-// the wrong type (the rest of the file still loads, as in conda and mamba).
+// the wrong type (the rest of the file still loads, as in conda and mamba),
+// or because its key is not a file name gpuenv may write to disk: one path
+// component that is the record's own name-version-build.conda/.tar.bz2.
 struct SkippedRecord {
   std::string filename;
   std::string reason;

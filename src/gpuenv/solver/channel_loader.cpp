@@ -10,6 +10,7 @@
 #include "gpuenv/repodata/fetch.hpp"
 #include "gpuenv/repodata/repodata_index.hpp"
 #include "gpuenv/solver/solv_cache.hpp"
+#include "gpuenv/specs/package_filename.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 
 namespace gpuenv::solver {
@@ -73,12 +74,14 @@ struct FetchedSubdir {
   std::string label;  // the URL it came from, or its path
 };
 
-std::string skipped_warning(const std::string& label, const LoadReport& report) {
+std::string skipped_warning(const ChannelSubdir& source, const std::string& label, const LoadReport& report) {
   std::string examples;
   for (const auto& skipped : report.first_skipped) {
-    examples += fmt::format("{}{} ({})", examples.empty() ? "" : ", ", skipped.filename, skipped.reason);
+    examples += fmt::format("{}'{}' ({})", examples.empty() ? "" : ", ", specs::printable(skipped.filename),
+                            skipped.reason);
   }
-  return fmt::format("{}: skipped {} unusable record(s): {}", label, report.skipped_records, examples);
+  return fmt::format("channel {}, subdir {} ({}): skipped {} unusable record(s): {}", source.channel_name,
+                     source.subdir, label, report.skipped_records, examples);
 }
 
 // Every record of every subdir, from .solv caches or the JSON.
@@ -90,7 +93,9 @@ std::expected<void, std::string> load_everything(PackageDatabase& database, cons
     load_options.source_label = subdir.label;
     auto loaded = database.add_repodata(subdir.json, subdir.planned->source, load_options);
     if (!loaded) return std::unexpected(loaded.error().message);
-    if (loaded->skipped_records > 0) result.warnings.push_back(skipped_warning(subdir.label, *loaded));
+    if (loaded->skipped_records > 0) {
+      result.warnings.push_back(skipped_warning(subdir.planned->source, subdir.label, *loaded));
+    }
     if (!loaded->solv_cache_write_error.empty()) result.warnings.push_back(loaded->solv_cache_write_error);
     result.subdirs.push_back({subdir.planned->source, std::move(*loaded)});
   }
@@ -170,7 +175,9 @@ std::expected<ReachableLoad, std::string> load_reachable(PackageDatabase& databa
   for (std::size_t i = 0; i < subdirs.size(); ++i) {
     auto& report = (**loaded)[i];
     report.index_built = std::find(to_build.begin(), to_build.end(), i) != to_build.end();
-    if (report.skipped_records > 0) result.warnings.push_back(skipped_warning(subdirs[i].label, report));
+    if (report.skipped_records > 0) {
+      result.warnings.push_back(skipped_warning(subdirs[i].planned->source, subdirs[i].label, report));
+    }
     result.subdirs.push_back({subdirs[i].planned->source, std::move(report)});
   }
   return ReachableLoad::done;

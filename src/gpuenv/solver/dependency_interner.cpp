@@ -54,4 +54,24 @@ Id intern_dependency(Pool* pool, std::string_view spec) {
   return parse_dependency(pool, scratch, spec);
 }
 
+namespace {
+constexpr std::string_view unreadable_depends_marker = "\x01unreadable depends\x01";
+constexpr std::string_view unreadable_constrains_marker = "\x01unreadable constrains\x01";
+}  // namespace
+
+Id unreadable_dependency(Pool* pool, UnreadableField field, std::string_view spec) {
+  std::string name(field == UnreadableField::depends ? unreadable_depends_marker : unreadable_constrains_marker);
+  name.append(spec);
+  return pool_strn2id(pool, name.data(), static_cast<unsigned int>(name.size()), 1);
+}
+
+std::optional<UnreadableDependency> as_unreadable_dependency(std::string_view dependency) noexcept {
+  if (dependency.empty() || dependency.front() != '\x01') return std::nullopt;
+  for (const auto [marker, field] : {std::pair{unreadable_depends_marker, UnreadableField::depends},
+                                     std::pair{unreadable_constrains_marker, UnreadableField::constrains}}) {
+    if (dependency.starts_with(marker)) return UnreadableDependency{field, dependency.substr(marker.size())};
+  }
+  return std::nullopt;
+}
+
 }  // namespace gpuenv::solver

@@ -5,6 +5,7 @@
 // cache saves most of the parsing.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,5 +38,20 @@ class DependencyInterner {
 // One dependency outside any load (job specs, installed records): parsed
 // without a cache.
 Id intern_dependency(Pool* pool, std::string_view spec);
+
+// A channel record's depends or constrains entry that is not a MatchSpec
+// ("baz[[[[", "::::"). Dropping it would install the record without what
+// it needs; instead the record requires a name no package can have (it
+// starts with a control character, which no channel record's name may
+// hold), so it is never installed, and explanations can name the entry.
+enum class UnreadableField { depends, constrains };
+struct UnreadableDependency {
+  UnreadableField field = UnreadableField::depends;
+  std::string_view text;  // as the record wrote it
+};
+Id unreadable_dependency(Pool* pool, UnreadableField field, std::string_view spec);
+// What unreadable_dependency stood for, given the requirement's text
+// (pool_dep2str); nullopt for every other dependency.
+std::optional<UnreadableDependency> as_unreadable_dependency(std::string_view dependency) noexcept;
 
 }  // namespace gpuenv::solver

@@ -19,6 +19,17 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Why a subdir's packages may not be taken from where its repodata says
+// (CEP 15 base_url), or empty. conda refuses a subdir whose base_url it
+// cannot use (ChannelError) rather than guess; gpuenv too.
+std::string base_url_refusal(const ChannelSubdir& source, std::string_view base_url) {
+  const auto problem = repodata::base_url_problem(source.subdir_url, base_url);
+  if (problem.empty()) return {};
+  return "channel " + source.channel_name + ", subdir " + source.subdir + ": " + problem +
+         "; gpuenv does not use this channel, which is misconfigured or hostile: ask its maintainers to fix "
+         "its repodata, or remove it from your channels";
+}
+
 // Restores what RepoWriter::on_header recorded, for a repo read from cache.
 void restore_facts(PoolState& state, Repo* repo) {
   auto& facts = *static_cast<RepoFacts*>(repo->appdata);
@@ -81,6 +92,11 @@ std::expected<LoadReport, repodata::RepodataError> PackageDatabase::add_repodata
     state_->invalidate_whatprovides();
     return std::unexpected(std::move(parsed.error()));
   }
+  if (auto refusal = base_url_refusal(source, parsed->header.base_url); !refusal.empty()) {
+    repo_free(repo, 1);
+    state_->invalidate_whatprovides();
+    return std::unexpected(repodata::RepodataError{parse_options.source_label, std::nullopt, std::move(refusal)});
+  }
   writer.finish();
   report.records = parsed->records;
   report.skipped_records = parsed->skipped;
@@ -98,6 +114,9 @@ std::expected<LoadReport, std::string> PackageDatabase::add_index_records(const 
                                                                           std::span<const std::uint64_t> offsets,
                                                                           const ChannelSubdir& source) {
   const auto start = std::chrono::steady_clock::now();
+  if (auto refusal = base_url_refusal(source, index.header().base_url); !refusal.empty()) {
+    return std::unexpected(std::move(refusal));
+  }
   Repo* repo = state_->create_repo(RepoKind::channel, source,
                                    repodata::package_directory_url(source.subdir_url, ""));
   RepoWriter writer(*state_, repo);

@@ -5,7 +5,9 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "gpuenv/solver/dependency_interner.hpp"
 #include "gpuenv/solver/solvable_record.hpp"
+#include "gpuenv/specs/package_filename.hpp"
 #include "gpuenv/solver/spec_matching.hpp"
 
 namespace gpuenv::solver {
@@ -121,6 +123,17 @@ class GraphBuilder {
   }
 
   void add_requirement(Id from, Id dep) {
+    if (const auto unreadable = as_unreadable_dependency(pool_dep2str(pool_, dep))) {
+      // Not a missing package: the record itself is broken.
+      graph_.exclusions.push_back(
+          {package(from),
+           "cannot be installed: its " +
+               std::string(unreadable->field == UnreadableField::depends ? "depends" : "constrains") + " entry '" +
+               specs::printable(unreadable->text) +
+               "' is not a dependency gpuenv can read (the channel's repodata is broken: ask its maintainers to "
+               "fix the record)"});
+      return;
+    }
     ProblemGraph::Requirement requirement;
     requirement.package = package(from);
     requirement.dependency = pool_dep2str(pool_, dep);

@@ -102,14 +102,25 @@ Id RepoWriter::write(const repodata::RawRecord& record, bool cache_dependencies)
   const auto dependency_id = [&](std::string_view text) {
     return cache_dependencies ? dependencies_.intern(text) : intern_dependency(state_.pool, text);
   };
+  // A channel record with an entry nobody can read must not install as if
+  // the entry were not there. An installed record keeps what it has: the
+  // environment was made already, and it must not stop every later solve.
+  const bool from_channel = PoolState::is_channel(repo_);
   Solvable* s = pool_id2solvable(state_.pool, p);
+  const auto require = [&](Id id) { s->solv_requires = repo_addid_dep(repo_, s->solv_requires, id, 0); };
   for (const auto dependency : record.depends) {
     if (const Id id = dependency_id(dependency)) {
-      s->solv_requires = repo_addid_dep(repo_, s->solv_requires, id, 0);
+      require(id);
+    } else if (from_channel) {
+      require(unreadable_dependency(state_.pool, UnreadableField::depends, dependency));
     }
   }
   for (const auto constraint : record.constrains) {
-    if (const Id id = dependency_id(constraint)) repodata_add_idarray(data_, p, SOLVABLE_CONSTRAINS, id);
+    if (const Id id = dependency_id(constraint)) {
+      repodata_add_idarray(data_, p, SOLVABLE_CONSTRAINS, id);
+    } else if (from_channel) {
+      require(unreadable_dependency(state_.pool, UnreadableField::constrains, constraint));
+    }
   }
   for (const auto feature : record.track_features) {
     repodata_add_idarray(data_, p, SOLVABLE_TRACK_FEATURES, intern(feature));

@@ -12,14 +12,18 @@
 namespace gpuenv::solver {
 namespace {
 
-// Bumped whenever RepoWriter stores records differently.
-constexpr const char* cache_format_version = "gpuenv-solv-1";
+// Bumped whenever RepoWriter stores records differently. 2: records whose
+// file name is not their own bare name-version-build are left out, and an
+// unreadable dependency makes its record uninstallable instead of vanishing.
+constexpr const char* cache_format_version = "gpuenv-solv-2";
 
 std::string cache_format() { return std::string(cache_format_version) + " libsolv-" + solv_version; }
 
 // The index format itself is checked by RepodataIndex; this names the way
-// gpuenv fills it (bump it when RawRecords come out differently).
-constexpr const char* index_format_version = "gpuenv-index-1";
+// gpuenv fills it (bump it when RawRecords come out differently). 2: the
+// parser refuses records whose file name is not their own bare
+// name-version-build.
+constexpr const char* index_format_version = "gpuenv-index-2";
 
 // FNV-1a: stable across runs and builds, unlike std::hash.
 std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665603ull) {

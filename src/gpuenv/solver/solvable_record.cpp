@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpuenv/repodata/package_url.hpp"
+#include "gpuenv/solver/dependency_interner.hpp"
 
 namespace gpuenv::solver {
 namespace {
@@ -66,12 +67,19 @@ specs::PackageRecord record_of(const PoolState& state, Id solvable, RecordDetail
   std::sort(record.features.begin(), record.features.end());
 
   if (detail == RecordDetail::full) {
+    record.constrains = id_strings(pool, s, SOLVABLE_CONSTRAINS, true);
     if (s->solv_requires != 0) {
       for (Id* dep = s->repo->idarraydata + s->solv_requires; *dep != 0; ++dep) {
-        record.depends.emplace_back(pool_dep2str(pool, *dep));
+        const char* text = pool_dep2str(pool, *dep);
+        // An entry the solver could not read reads as the channel wrote it.
+        if (const auto unreadable = as_unreadable_dependency(text)) {
+          auto& list = unreadable->field == UnreadableField::depends ? record.depends : record.constrains;
+          list.emplace_back(unreadable->text);
+        } else {
+          record.depends.emplace_back(text);
+        }
       }
     }
-    record.constrains = id_strings(pool, s, SOLVABLE_CONSTRAINS, true);
     // libsolv's .solv files store dependency lists in their own order; sorted,
     // a record reads the same from JSON and from the cache (repodata writes
     // them sorted too).

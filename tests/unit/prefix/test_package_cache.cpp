@@ -8,6 +8,7 @@
 #include "gpuenv/prefix/fetch_batch.hpp"
 #include "gpuenv/prefix/package_cache.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
+#include "gpuenv/specs/package_filename.hpp"
 #include "prefix_fixture.hpp"
 #include "support/test_http_server.hpp"
 
@@ -198,6 +199,59 @@ TEST(PackageCache, FindsPackagesExtractedInALaterPackageDirectory) {
   const auto cached = PackageCache(options).fetch(record);
   EXPECT_EQ(cached.extracted_dir, scratch / "shared/zlib-1.2.11-h62dcd97_3");
   EXPECT_FALSE(std::filesystem::exists(scratch / "mine/zlib-1.2.11-h62dcd97_3.conda"));
+}
+
+TEST(PackageCache, RefusesFileNamesThatAreNotBareBeforeBuildingAnyPath) {
+  // Issue 9, defence in depth: repodata's loader refuses such names, but a
+  // record can also come from an explicit file or a URL. Each of these made
+  // the cache delete and refill a directory outside it (or the cache
+  // itself, or its parent).
+  TempDirectory scratch;
+  const auto package = PackageBuilder("target", "1.0")
+                           .file("share/evil", "evil\n")
+                           .write(scratch / "served", package::ArchiveFormat::tar_bz2);
+  std::filesystem::create_directories(scratch / "victim/target");
+  testing::write_text_file(scratch / "victim/target/keep.txt", "precious\n");
+  std::filesystem::create_directories(scratch / "pkgs");
+  testing::write_text_file(scratch / "pkgs/keep.txt", "cache\n");
+  const PackageCache cache(cache_options(scratch / "pkgs"));
+  const auto good = testing::file_record(package);
+  struct Hostile {
+    std::string fn;
+    std::string url;
+  };
+  const std::vector<Hostile> cases = {
+      {"../victim/target.tar.bz2", good.url},
+      {(scratch / "victim/target.tar.bz2").string(), good.url},
+      {".tar.bz2", good.url},                                 // <pkgs>/ itself
+      {"...tar.bz2", good.url},                               // <pkgs>/..
+      {"", file_url(scratch / "served") + "/.."},             // the URL's last segment
+      {std::string("target\0.tar.bz2", 15), good.url},       // cut short by the C library
+      {"target\n-1.0-0.tar.bz2", good.url},
+  };
+  for (const auto& hostile : cases) {
+    auto record = good;
+    record.fn = hostile.fn;
+    record.url = hostile.url;
+    SCOPED_TRACE(specs::printable(hostile.fn) + " " + hostile.url);
+    try {
+      cache.fetch(record);
+      ADD_FAILURE() << "fetched";
+    } catch (const PrefixError& error) {
+      EXPECT_NE(std::string(error.what()).find("is not a bare package file name"), std::string::npos) << error.what();
+    }
+    FetchBatch batch(cache, {record});
+    EXPECT_THROW(batch.wait(0), PrefixError);
+    EXPECT_THROW(cache.tarball_path(record), PrefixError);
+    EXPECT_THROW(cache.extracted_path(record), PrefixError);
+  }
+  EXPECT_EQ(read_text(scratch / "victim/target/keep.txt"), "precious\n");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(scratch / "victim/target"), {}), 1);
+  EXPECT_FALSE(std::filesystem::exists(scratch / "victim/target.tar.bz2"));
+  EXPECT_EQ(read_text(scratch / "pkgs/keep.txt"), "cache\n");
+  EXPECT_TRUE(std::filesystem::exists(package));
+  // The same package under its own name is fetched as usual.
+  EXPECT_EQ(cache.fetch(good).extracted_dir, scratch / "pkgs/target-1.0-0");
 }
 
 class HttpCacheTest : public ::testing::Test {

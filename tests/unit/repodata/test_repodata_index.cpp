@@ -130,13 +130,15 @@ TEST_F(RepodataIndexTest, GroupsRecordsByNameInDocumentOrder) {
         "b-1.0-0.tar.bz2":{"name":"b","version":"1.0","build":"0","depends":["a >=1"]},
         "a-1.0-0.tar.bz2":{"name":"a","version":"1.0","build":"0","md5":"00112233445566778899AABBCCDDEEFF"},
         "a-2.0-0.tar.bz2":{"name":"a","version":"2.0","build":"0","sha256":"not hex"},
-        "odd-name.tar.bz2":{"name":"c","version":"3","build":"x","subdir":"noarch","noarch":"python"}},
+        "c-3-x.tar.bz2":{"name":"c","version":"3","build":"x","subdir":"noarch","noarch":"python"},
+        "odd-name.tar.bz2":{"name":"d","version":"3","build":"x"}},
        "packages.conda":{
         "a-2.0-0.conda":{"name":"a","version":"2.0","build":"0","size":12,"timestamp":1700000000}}})");
   const auto built = build(json, 256);
   ASSERT_TRUE(built) << built.error().error.message;
   EXPECT_EQ(built->superseded_tar_bz2, 1u);  // a-2.0-0.tar.bz2: its .conda is there
   EXPECT_EQ(built->records, 4u);
+  EXPECT_EQ(built->skipped, 1u);  // odd-name.tar.bz2: not its record's own file name
   auto index = RepodataIndex::open(index_file, "stamp-1");
   ASSERT_TRUE(index) << index.error();
   EXPECT_EQ(index->record_count(), 4u);
@@ -151,7 +153,7 @@ TEST_F(RepodataIndexTest, GroupsRecordsByNameInDocumentOrder) {
   EXPECT_EQ(decoded.by_name.at("a")[0],
             "a-1.0-0.tar.bz2|a|1.0|0|0||00112233445566778899aabbccddeeff||-|0|||||tar.bz2||||");
   EXPECT_EQ(decoded.by_name.at("a")[1], "a-2.0-0.conda|a|2.0|0|0||||12|1700000000000|||||conda||||");
-  EXPECT_EQ(decoded.by_name.at("c")[0], "odd-name.tar.bz2|c|3|x|0|noarch|||-|0|||python||tar.bz2||||");
+  EXPECT_EQ(decoded.by_name.at("c")[0], "c-3-x.tar.bz2|c|3|x|0|noarch|||-|0|||python||tar.bz2||||");
 }
 
 TEST_F(RepodataIndexTest, RepeatedDependencyTextsComeBackWhole) {

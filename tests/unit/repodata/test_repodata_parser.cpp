@@ -208,6 +208,46 @@ TEST(RepodataParser, SkipsUnusableRecordsAndKeepsTheRest) {
   EXPECT_TRUE(sink.records.contains("good-1-0.tar.bz2"));
 }
 
+TEST(RepodataParser, RefusesKeysThatAreNotTheRecordsOwnBareFileName) {
+  // Issue 9: the key becomes <pkgs>/<key> and <pkgs>/<stem>/ in the package
+  // cache, so "../../victim/target.tar.bz2" reached outside it.
+  const std::string json = R"({"info": {"subdir": "linux-64"}, "packages": {
+    "../../victim/target.tar.bz2": {"name": "target", "version": "1.0", "build": "0"},
+    "/tmp/abs-1.0-0.tar.bz2": {"name": "abs", "version": "1.0", "build": "0"},
+    "sub/dir-1.0-0.tar.bz2": {"name": "sub/dir", "version": "1.0", "build": "0"},
+    "..\/..\/escaped-1.0-0.tar.bz2": {"name": "escaped", "version": "1.0", "build": "0"},
+    "back\\slash-1.0-0.tar.bz2": {"name": "back\\slash", "version": "1.0", "build": "0"},
+    "nul\u0000-1.0-0.tar.bz2": {"name": "nul\u0000", "version": "1.0", "build": "0"},
+    "other-1.0-0.tar.bz2": {"name": "mismatch", "version": "1.0", "build": "0"},
+    "noext-1.0-0": {"name": "noext", "version": "1.0", "build": "0"},
+    "good-1.0-0.tar.bz2": {"name": "good", "version": "1.0", "build": "0"}
+  }, "packages.conda": {
+    "../escape-2.0-0.conda": {"name": "escape", "version": "2.0", "build": "0"},
+    "good-2.0-0.conda": {"name": "good", "version": "2.0", "build": "0"}
+  }})";
+  CollectingSink sink;
+  ParseOptions options;
+  options.skipped_examples = 20;
+  const auto summary = parse_repodata_text(json, sink, options);
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ(summary->records, 2u);
+  EXPECT_EQ(summary->skipped, 9u);
+  EXPECT_EQ(sink.records.size(), 2u);
+  EXPECT_TRUE(sink.records.contains("good-1.0-0.tar.bz2"));
+  EXPECT_TRUE(sink.records.contains("good-2.0-0.conda"));
+  std::map<std::string, std::string> reasons;
+  for (const auto& skipped : summary->first_skipped) reasons[skipped.filename] = skipped.reason;
+  EXPECT_NE(reasons["../../victim/target.tar.bz2"].find("'/'"), std::string::npos);
+  EXPECT_NE(reasons["/tmp/abs-1.0-0.tar.bz2"].find("'/'"), std::string::npos);
+  EXPECT_NE(reasons["sub/dir-1.0-0.tar.bz2"].find("'/'"), std::string::npos);
+  EXPECT_NE(reasons["../../escaped-1.0-0.tar.bz2"].find("'/'"), std::string::npos);
+  EXPECT_NE(reasons["back\\slash-1.0-0.tar.bz2"].find("'\\'"), std::string::npos);
+  EXPECT_NE(reasons[std::string("nul\0-1.0-0.tar.bz2", 18)].find("control character"), std::string::npos);
+  EXPECT_NE(reasons["other-1.0-0.tar.bz2"].find("name-version-build"), std::string::npos);
+  EXPECT_NE(reasons["noext-1.0-0"].find(".conda or .tar.bz2"), std::string::npos);
+  EXPECT_NE(reasons["../escape-2.0-0.conda"].find("'/'"), std::string::npos);
+}
+
 TEST(RepodataParser, TruncatedJsonNamesTheSourceAndTheByteOffset) {
   const std::string json = "{\"info\": {\"subdir\": \"linux-64\"},\n \"packages\": {\"a-1-0.tar.bz2\": {\"name\": \"a\",";
   CollectingSink sink;

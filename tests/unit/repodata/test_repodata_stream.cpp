@@ -69,19 +69,22 @@ std::string record_json(int n, const std::string& extra = "") {
          ",\"version\":\"1." + std::to_string(n) + "\"}";
 }
 
+// The key of record_json(n): its own name-version-build.
+std::string record_key(int n, const std::string& extension) {
+  return "pkg-" + std::to_string(n % 7) + "-1." + std::to_string(n) + "-py312h" + std::to_string(n) + "_0" + extension;
+}
+
 std::string channel_json(int tar_records, int conda_records, const std::string& info_first = "info") {
   std::string packages;
   for (int i = 0; i < tar_records; ++i) {
     if (i > 0) packages += ",";
-    packages += "\"pkg-" + std::to_string(i % 7) + "-1." + std::to_string(i) + "-py312h" + std::to_string(i) +
-                "_0.tar.bz2\":" + record_json(i);
+    packages += "\"" + record_key(i, ".tar.bz2") + "\":" + record_json(i);
   }
   std::string conda;
   for (int i = 0; i < conda_records; ++i) {
     if (i > 0) conda += ",";
     const int n = 1000 + i;
-    conda += "\"pkg-" + std::to_string(n % 7) + "-1." + std::to_string(n) + "-py312h" + std::to_string(n) +
-             "_0.conda\":" + record_json(n);
+    conda += "\"" + record_key(n, ".conda") + "\":" + record_json(n);
   }
   const std::string info = "\"info\":{\"subdir\":\"linux-64\",\"base_url\":\"https://example.org/pkgs\"}";
   const std::string sections = "\"packages\":{" + packages + "},\"packages.conda\":{" + conda + "}";
@@ -161,7 +164,7 @@ TEST(RepodataStream, StringsThatLookLikeRecordBoundariesDoNotMatter) {
     if (i > 0) packages += ",";
     const std::string trap = i % 2 ? ",\"license_family\":\"x},\\\"decoy-1.0-0.conda\\\":{\\\"name\\\":1\""
                                    : ",\"summary\":\"},\\\"z.conda\\\":{ \\\\\"";
-    packages += "\"pkg-" + std::to_string(i) + "-1.0-0.tar.bz2\":" + record_json(i, trap);
+    packages += "\"" + record_key(i, ".tar.bz2") + "\":" + record_json(i, trap);
   }
   testing::write_text_file(path, "{\"packages\":{" + packages + "},\"packages.conda\":{}}");
   const auto expected = whole(path);
@@ -183,7 +186,7 @@ TEST(RepodataStream, ANestedObjectThatLooksLikeARecordIsNeverCutWrongly) {
   for (int i = 0; i < 60; ++i) {
     if (i > 0) packages += ",";
     const std::string nested = i % 5 == 0 ? ",\"extra\":{\"a.conda\":{},\"b.conda\":{\"c\":[]}}" : "";
-    packages += "\"pkg-" + std::to_string(i) + "-1.0-0.tar.bz2\":" + record_json(i, nested);
+    packages += "\"" + record_key(i, ".tar.bz2") + "\":" + record_json(i, nested);
   }
   testing::write_text_file(path, "{\"packages\":{" + packages + "},\"packages.conda\":{}}");
   const auto expected = whole(path);
@@ -233,6 +236,35 @@ TEST(RepodataStream, CountsUnusableRecordsAsTheWholeParserDoes) {
   EXPECT_EQ(summary.skipped, 3u);
   ASSERT_EQ(summary.first_skipped.size(), 3u);
   EXPECT_EQ(summary.first_skipped[0].filename, "b-1-0.tar.bz2");
+}
+
+TEST(RepodataStream, RefusesKeysThatAreNotTheRecordsOwnBareFileName) {
+  // Issue 9: the streaming parser gpuenv uses first refuses what the whole
+  // parser refuses, at every chunk size.
+  TempDirectory dir;
+  const auto path = dir / "repodata.json";
+  std::string packages;
+  for (int i = 0; i < 30; ++i) {
+    if (i > 0) packages += ",";
+    // An escaped '/' (JSON's "\/") with another record's name, too.
+    const std::string key = i % 3 == 0   ? "../../victim/" + record_key(i, ".tar.bz2")
+                            : i % 3 == 1 ? "..\\/" + record_key(i + 1, ".tar.bz2")
+                                         : record_key(i, ".tar.bz2");
+    packages += "\"" + key + "\":" + record_json(i);
+  }
+  testing::write_text_file(path, "{\"packages\":{" + packages + "},\"packages.conda\":{}}");
+  const auto expected = whole(path);
+  ASSERT_EQ(expected.size(), 10u);
+  for (std::size_t chunk = 256; chunk < 8000; chunk += 499) {
+    ParseSummary summary;
+    const auto records = streamed(path, chunk, &summary);
+    ASSERT_TRUE(records) << "chunk " << chunk << ": " << records.error().reason;
+    EXPECT_EQ(*records, expected) << "chunk " << chunk;
+    EXPECT_EQ(summary.skipped, 20u);
+    ASSERT_FALSE(summary.first_skipped.empty());
+    EXPECT_EQ(summary.first_skipped[0].filename, "../../victim/" + record_key(0, ".tar.bz2"));
+    EXPECT_EQ(summary.first_skipped[1].filename, "../" + record_key(2, ".tar.bz2"));
+  }
 }
 
 TEST(RepodataStream, EmptySectionsAndDocuments) {

@@ -15,6 +15,7 @@
 #include "gpuenv/prefix/transaction.hpp"
 #include "gpuenv/specs/platform.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
 #include "gpuenv/system/system_survey.hpp"
 #include "gpuenv/util/user_directories.hpp"
 #include "solve_output.hpp"
@@ -107,11 +108,13 @@ std::expected<ChangeInputs, std::string> read_change_inputs(const ChangeArgument
 
 int report_error(const ChangeArguments& arguments, const std::string& message, int exit_code,
                  const std::string& exception_name) {
+  // Whatever part failed, a channel's token or password is not printed.
+  const auto masked = specs::mask_credentials(message);
   if (arguments.json) {
-    print_json_failure(message, {}, exception_name);
+    print_json_failure(masked, {}, exception_name);
   } else {
     std::fflush(stdout);
-    fmt::print(stderr, "gpuenv: error: {}\n", message);
+    fmt::print(stderr, "gpuenv: error: {}\n", masked);
   }
   return exit_code;
 }
@@ -334,6 +337,7 @@ int carry_out_change(const PlannedChange& change, const ChangeArguments& argumen
                                     ? prefix::SafetyChecks::disabled
                                     : prefix::SafetyChecks::warn;
   options.cache.extra_safety_checks = change.extra_safety_checks;
+  options.cache.download.channel_credentials = change.loaded.credentials;
   options.on_lock_wait = print_notice;
   options.command_line = command_line();
   options.tool_version = GPUENV_VERSION;

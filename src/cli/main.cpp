@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "gpuenv/solver/backend_info.hpp"
 #include "gpuenv/specs/platform.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
 
 namespace {
 
@@ -61,7 +62,7 @@ int main(int argc, char** argv) {
     return run ? run() : 0;
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "gpuenv: error: {}\n", e.what());
+    fmt::print(stderr, "gpuenv: error: {}\n", gpuenv::specs::mask_credentials(e.what()));
     return 1;
   }
 }

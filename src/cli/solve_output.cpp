@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channel_setup.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -14,16 +15,16 @@ namespace {
 using json = nlohmann::ordered_json;
 
 json action_json(const specs::PackageRecord& record, const solver::ChannelLoadResult& loaded) {
-  const std::string base_url = record.channel;
+  const std::string base_url = specs::mask_credentials(record.channel);
   return json{
       {"name", record.name},
       {"version", record.version},
       {"build", record.build},
       {"build_number", record.build_number},
-      {"channel", channel_name_of(record, loaded)},
+      {"channel", specs::mask_credentials(channel_name_of(record, loaded))},
       {"subdir", record.subdir},
       {"fn", record.fn},
-      {"url", record.url},
+      {"url", specs::mask_credentials(record.url)},
       {"sha256", record.sha256},
       // conda's own keys for the same facts, for tools that read conda's output.
       {"base_url", base_url},

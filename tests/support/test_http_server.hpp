@@ -27,6 +27,7 @@ struct ServedRequest {
   std::string path;
   std::string if_none_match;      // empty when the header was absent
   std::string if_modified_since;  // empty when the header was absent
+  std::string authorization;      // empty when the header was absent
   int status = 0;   // 0: still pending (or dropped); -1: the client hung up first
   double start = 0;  // request read; seconds on the server's monotonic clock
   double end = 0;    // answer about to be sent; -1 while still pending
@@ -106,6 +107,16 @@ class TestHttpServer {
     command({{"op", "cache_control"}, {"value", value}});
   }
   void clear() { command({{"op", "clear"}}); }
+  // Answers `path` with a redirect to `location` (a URL or a path).
+  void redirect(const std::string& path, const std::string& location, int times = -1) {
+    fault(path, {{"kind", "redirect"}, {"location", location}, {"times", times}});
+  }
+  // Serves only requests under /t/<token>/ (the prefix dropped), 403 otherwise.
+  void require_token(const std::string& token) { command({{"op", "require_auth"}, {"token", token}}); }
+  // Serves only requests with Basic auth of "user:password", 401 otherwise.
+  void require_basic_auth(const std::string& user_password) {
+    command({{"op", "require_auth"}, {"basic", user_password}});
+  }
 
   std::vector<ServedRequest> requests() {
     std::vector<ServedRequest> served;
@@ -119,6 +130,7 @@ class TestHttpServer {
       if (entry.at("if_modified_since").is_string()) {
         request.if_modified_since = entry.at("if_modified_since");
       }
+      if (entry.at("authorization").is_string()) request.authorization = entry.at("authorization");
       request.status = entry.at("status").get<int>();
       request.start = entry.at("start").get<double>();
       request.end = entry.at("end").is_number() ? entry.at("end").get<double>() : -1;

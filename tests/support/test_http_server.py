@@ -22,20 +22,28 @@ Commands:
         truncate  announce the full Content-Length, send half, close
         drop      close the connection without answering
         body      answer 200 with `body` (a string) instead of the file
+        redirect  answer `status` (default 302) with `Location: location`
   {"op": "latency", "seconds": S}   sleep S before every answer
   {"op": "cache_control", "value": V}   the Cache-Control header to send
+  {"op": "require_auth", "token": T}   serve only paths under /t/T/ (the
+                                 prefix is dropped before serving), 403 otherwise
+  {"op": "require_auth", "basic": "user:password"}   serve only requests
+                                 with that Basic Authorization, 401 otherwise
+                                 (token and basic may both be required)
   {"op": "gzip", "enabled": B}   gzip-encode files for clients that accept it
                                  (as most channels serve repodata.json)
   {"op": "requests"}   -> {"requests": [{"path", "if_none_match",
-                          "if_modified_since", "status", "start", "end"}]}
+                          "if_modified_since", "authorization", "status",
+                          "start", "end"}]}
                           (start: request read; end: answer about to be
                           sent, null while still pending; both
                           time.monotonic() of this process; status 0 while
                           pending or for a dropped connection, -1 when the
                           client hung up first)
-  {"op": "clear"}      forget faults and the request log
+  {"op": "clear"}      forget faults, the request log and require_auth
 """
 
+import base64
 import email.utils
 import gzip
 import hashlib
@@ -57,6 +65,8 @@ class State:
         self.latency = 0.0
         self.cache_control = "public, max-age=60"
         self.gzip = False
+        self.token = None  # require_auth
+        self.basic = None
 
     def take_fault(self, path):
         with self.lock:
@@ -88,6 +98,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "path": self.path,
             "if_none_match": self.headers.get("If-None-Match"),
             "if_modified_since": self.headers.get("If-Modified-Since"),
+            "authorization": self.headers.get("Authorization"),
             "status": 0,
             "start": time.monotonic(),
             "end": None,
@@ -109,7 +120,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         state = self.state
         if state.latency > 0:
             time.sleep(state.latency)
-        fault = state.take_fault(self.path)
+        served_path = self.path
+        if state.token is not None:
+            prefix = "/t/" + state.token + "/"
+            if not served_path.startswith(prefix):
+                return self.send_bytes(403, b"a token is required", "text/plain")
+            served_path = served_path[len(prefix) - 1:]
+        if state.basic is not None:
+            expected = "Basic " + base64.b64encode(state.basic.encode()).decode()
+            if self.headers.get("Authorization") != expected:
+                return self.send_bytes(401, b"credentials are required", "text/plain",
+                                       {"WWW-Authenticate": 'Basic realm="test"'})
+        fault = state.take_fault(served_path)
         kind = fault["kind"] if fault else None
         if kind == "delay":
             time.sleep(float(fault["seconds"]))
@@ -126,8 +148,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return 0
         elif kind == "body":
             return self.send_bytes(200, fault["body"].encode("latin-1"), "application/json")
+        elif kind == "redirect":
+            return self.send_bytes(int(fault.get("status", 302)), b"moved", "text/plain",
+                                   {"Location": fault["location"]})
 
-        path = os.path.realpath(os.path.join(state.root, self.path.lstrip("/").split("?")[0]))
+        path = os.path.realpath(os.path.join(state.root, served_path.lstrip("/").split("?")[0]))
         if not path.startswith(state.root + os.sep) or not os.path.isfile(path):
             return self.send_bytes(404, b"<html><body>not found</body></html>", "text/html")
         with open(path, "rb") as f:
@@ -223,6 +248,10 @@ def control_loop(state):
                 elif op == "gzip":
                     state.gzip = bool(command["enabled"])
                     reply({"ok": True})
+                elif op == "require_auth":
+                    state.token = command.get("token", state.token)
+                    state.basic = command.get("basic", state.basic)
+                    reply({"ok": True})
                 elif op == "cache_control":
                     state.cache_control = command["value"]
                     reply({"ok": True})
@@ -231,6 +260,8 @@ def control_loop(state):
                 elif op == "clear":
                     state.faults.clear()
                     state.log.clear()
+                    state.token = None
+                    state.basic = None
                     reply({"ok": True})
                 else:
                     reply({"ok": False, "error": "unknown op " + op})

@@ -1,4 +1,3 @@
-#include "gpuenv/util/subprocess.hpp"
 #include "gpuenv/package/downloader.hpp"
 
 #include <curl/curl.h>
@@ -17,6 +16,8 @@
 #include <vector>
 
 #include "gpuenv/specs/channel.hpp"
+#include "gpuenv/util/redirect_policy.hpp"
+#include "gpuenv/util/subprocess.hpp"
 
 namespace gpuenv::package {
 
@@ -101,6 +102,7 @@ struct Downloader::Impl {
     std::chrono::steady_clock::time_point not_before;
     CURL* easy = nullptr;
     Sink sink;
+    std::string fetched_url;  // request.url with the channel's credentials
     char error_buffer[CURL_ERROR_SIZE] = {};
   };
 
@@ -153,8 +155,9 @@ struct Downloader::Impl {
     }
     CURL* easy = curl_easy_init();
     transfer->easy = easy;
-    curl_easy_setopt(easy, CURLOPT_URL, transfer->request.url.c_str());
-    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+    transfer->fetched_url = specs::with_channel_credentials(transfer->request.url, options.channel_credentials);
+    curl_easy_setopt(easy, CURLOPT_URL, transfer->fetched_url.c_str());
+    util::follow_redirects_safely(easy);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Impl::on_data);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer.get());
     curl_easy_setopt(easy, CURLOPT_PRIVATE, transfer.get());
@@ -206,7 +209,7 @@ struct Downloader::Impl {
     curl_multi_remove_handle(multi, easy);
     curl_easy_cleanup(easy);
     transfer->easy = nullptr;
-    const auto& url = transfer->request.url;
+    const auto url = specs::mask_credentials(transfer->request.url);
 
     DownloadResult result;
     result.http_status = status;
@@ -235,9 +238,11 @@ struct Downloader::Impl {
                      std::to_string(status) +
                      (status == 404 ? " (not found: the channel's index is stale, refresh it)"
                                     : "");
+    } else if (const auto refused = util::redirect_failure(code); !refused.empty()) {
+      result.error = "downloading " + url + " failed: " + refused;
     } else {
-      const std::string detail = transfer->error_buffer[0] != '\0' ? transfer->error_buffer
-                                                                   : curl_easy_strerror(code);
+      const std::string detail = specs::mask_credentials(
+          transfer->error_buffer[0] != '\0' ? transfer->error_buffer : curl_easy_strerror(code));
       result.error = "downloading " + url + " failed: " + detail +
                      (transfer->attempt > 0
                           ? " (after " + std::to_string(transfer->attempt + 1) + " attempts)"
@@ -292,12 +297,12 @@ struct Downloader::Impl {
       curl_multi_remove_handle(multi, transfer->easy);
       curl_easy_cleanup(transfer->easy);
       transfer->easy = nullptr;
-      const auto url = transfer->request.url;
+      const auto url = specs::mask_credentials(transfer->request.url);
       finish(std::move(transfer), DownloadResult{"downloading " + url + " was cancelled", {}, 0});
     }
     running.clear();
     for (auto& transfer : waiting) {
-      const auto url = transfer->request.url;
+      const auto url = specs::mask_credentials(transfer->request.url);
       finish(std::move(transfer), DownloadResult{"downloading " + url + " was cancelled", {}, 0});
     }
     waiting.clear();
@@ -324,7 +329,7 @@ DownloadResult copy_local_package(const std::filesystem::path& source,
   DownloadResult result;
   const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) {
-    result.error = "cannot read " + source.string() + " (from " + request.url + "): " +
+    result.error = "cannot read " + source.string() + " (from " + specs::mask_credentials(request.url) + "): " +
                    std::strerror(errno);
     return result;
   }

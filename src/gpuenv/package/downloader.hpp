@@ -14,8 +14,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpuenv/package/hashing.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
 
 namespace gpuenv::package {
 
@@ -30,7 +32,8 @@ struct DownloadRequest {
 };
 
 struct DownloadResult {
-  // Empty on success; otherwise what went wrong, naming the URL, in words.
+  // Empty on success; otherwise what went wrong, naming the URL (its
+  // credentials masked), in words.
   std::string error;
   FileDigests digests;  // of the bytes written; valid on success
   long http_status = 0;  // 0 for transports without one
@@ -48,6 +51,10 @@ struct DownloaderOptions {
   int retries = 2;
   std::chrono::milliseconds retry_delay{250};
   std::string user_agent = "gpuenv";
+  // The private channels of this run: a download from one's origin carries
+  // its token and Basic auth (request URLs never hold them, so messages and
+  // records cannot leak them); other hosts get none.
+  std::vector<specs::ChannelCredentials> channel_credentials;
 };
 
 class Downloader {

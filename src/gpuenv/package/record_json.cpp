@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "gpuenv/package/package_error.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
 
 namespace gpuenv::package {
 
@@ -170,8 +171,10 @@ nlohmann::json record_to_json(const specs::PackageRecord& record) {
   json["constrains"] = record.constrains;
   json["subdir"] = record.subdir;
   json["fn"] = record.fn;
-  json["url"] = record.url;
-  json["channel"] = record.channel;
+  // Written to disk and printed: never a channel's token or password (conda
+  // masks them in conda-meta the same way).
+  json["url"] = specs::mask_credentials(record.url);
+  json["channel"] = specs::mask_credentials(record.channel);
   json["md5"] = record.md5;
   json["license"] = record.license;
   json["license_family"] = record.license_family;  // conda writes it even when empty

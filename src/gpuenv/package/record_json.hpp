@@ -22,7 +22,8 @@ specs::PackageRecord record_from_json(const nlohmann::json& json, std::string_vi
 // Parses `text` (an index.json or repodata_record.json) and reads it.
 specs::PackageRecord parse_record_json(std::string_view text, std::string_view source);
 
-// The record as conda writes it into repodata_record.json.
+// The record as conda writes it into repodata_record.json, its url and
+// channel without credentials (specs::mask_credentials).
 nlohmann::json record_to_json(const specs::PackageRecord& record);
 
 // Reading helpers shared with the other JSON readers of this module and the

@@ -5,6 +5,7 @@
 
 #include "gpuenv/specs/channel.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
 
 namespace gpuenv::prefix {
 
@@ -85,7 +86,10 @@ std::string history_block(const HistoryEntry& entry) {
   if (!entry.update_specs.empty()) {
     block += "# update specs: " + python_list_repr(entry.update_specs) + "\n";
   }
-  return block;
+  // The command line, the specs and the channels may hold a channel's token
+  // or password (`-c https://user:pw@host/t/<token>/chan`). conda writes the
+  // command line as typed; gpuenv masks them as conda masks conda-meta.
+  return specs::mask_credentials(block);
 }
 
 }  // namespace gpuenv::prefix

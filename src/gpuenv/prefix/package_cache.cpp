@@ -16,6 +16,7 @@
 #include "gpuenv/specs/package_filename.hpp"
 
 #include <nlohmann/json.hpp>
+#include "gpuenv/specs/url_credentials.hpp"
 
 namespace gpuenv::prefix {
 
@@ -250,7 +251,8 @@ void PackageCache::accept_download(const specs::PackageRecord& record,
     ::unlink(request.destination.c_str());
     throw PrefixError(result.error);
   }
-  if (auto mismatch = digest_mismatch(record, result.digests, request.url); !mismatch.empty()) {
+  if (auto mismatch = digest_mismatch(record, result.digests, specs::mask_credentials(request.url));
+      !mismatch.empty()) {
     ::unlink(request.destination.c_str());
     throw PrefixError(mismatch);
   }
@@ -261,7 +263,7 @@ void PackageCache::accept_download(const specs::PackageRecord& record,
     throw PrefixError("cannot store " + final_path.string() + " in the package cache: " +
                       std::strerror(error));
   }
-  append_line(writable_dir() / "urls.txt", request.url);
+  append_line(writable_dir() / "urls.txt", specs::mask_credentials(request.url));
 }
 
 void PackageCache::extract_tarball(const specs::PackageRecord& record,

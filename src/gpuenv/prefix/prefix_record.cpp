@@ -7,6 +7,7 @@
 #include "gpuenv/package/package_error.hpp"
 #include "gpuenv/package/record_json.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
 #include "gpuenv/util/file_io.hpp"
 
 namespace gpuenv::prefix {
@@ -141,7 +142,7 @@ PrefixRecord parse_prefix_record(std::string_view text, std::string_view source)
 
 std::string prefix_record_json(const PrefixRecord& record) {
   nlohmann::json json = package::record_to_json(record.package);
-  json["channel"] = conda_meta_channel(record.package);
+  json["channel"] = specs::mask_credentials(conda_meta_channel(record.package));
   json["files"] = record.files;
   nlohmann::json paths = nlohmann::json::array();
   for (const auto& entry : record.paths) paths.push_back(path_entry_json(entry));
@@ -152,8 +153,13 @@ std::string prefix_record_json(const PrefixRecord& record) {
   if (!record.link_source.empty()) link["source"] = record.link_source;
   if (record.link_type) link["type"] = static_cast<int>(*record.link_type);
   json["link"] = std::move(link);
-  json["requested_spec"] = record.requested_spec;
-  if (!record.requested_specs.empty()) json["requested_specs"] = record.requested_specs;
+  // A spec may name a private channel by URL (`https://user:pw@host/chan::x`).
+  json["requested_spec"] = specs::mask_credentials(record.requested_spec);
+  if (!record.requested_specs.empty()) {
+    nlohmann::json requested = nlohmann::json::array();
+    for (const auto& spec : record.requested_specs) requested.push_back(specs::mask_credentials(spec));
+    json["requested_specs"] = std::move(requested);
+  }
   return json.dump(2) + "\n";
 }
 

@@ -10,6 +10,7 @@
 #include "gpuenv/repodata/remote_fetch.hpp"
 #include "gpuenv/repodata/repodata_cache.hpp"
 #include "gpuenv/repodata/subdir_location.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
 
 namespace gpuenv::repodata {
 namespace {
@@ -48,9 +49,9 @@ std::vector<FetchResult> fetch_repodata(const std::vector<RepodataRequest>& requ
     auto location = SubdirLocation::parse(request.url);
     if (!location) {
       results[i] = std::unexpected(FetchError{FetchErrorKind::invalid_location,
-                                              redact_credentials(request.url),
+                                              specs::mask_credentials(request.url),
                                               request.channel_display_name,
-                                              redact_credentials(location.error()) + " (channel " +
+                                              specs::mask_credentials(location.error()) + " (channel " +
                                                   request.channel_display_name + ")"});
       continue;
     }
@@ -60,7 +61,7 @@ std::vector<FetchResult> fetch_repodata(const std::vector<RepodataRequest>& requ
       duplicates.emplace_back(i, first->second);
       continue;
     }
-    const FetchSubject subject{redact_credentials(location->repodata_url(false)),
+    const FetchSubject subject{specs::mask_credentials(location->repodata_url(false)),
                                request.channel_display_name, location->subdir_name()};
     if (location->is_local()) {
       results[i] = fetch_local_subdir(*location, request.channel_display_name, cache);
@@ -93,7 +94,11 @@ std::vector<FetchResult> fetch_repodata(const std::vector<RepodataRequest>& requ
 
   std::vector<FetchResult> finished;
   finished.reserve(results.size());
-  for (auto& result : results) finished.push_back(std::move(*result));
+  for (auto& result : results) {
+    // Shown in messages and warnings: without the channel's secrets.
+    if (*result) (*result)->source_url = specs::mask_credentials((*result)->source_url);
+    finished.push_back(std::move(*result));
+  }
   return finished;
 }
 

@@ -48,7 +48,9 @@ enum class RepodataOrigin {
 struct FetchedRepodata {
   std::filesystem::path json_path;  // decompressed repodata.json to parse
   RepodataOrigin origin = RepodataOrigin::downloaded;
-  std::string source_url;  // where the data came from: ".../repodata.json.zst" or ".../repodata.json"
+  // Where the data came from: ".../repodata.json.zst" or ".../repodata.json",
+  // its credentials masked.
+  std::string source_url;
 };
 
 enum class FetchErrorKind {

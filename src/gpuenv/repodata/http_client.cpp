@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "gpuenv/specs/url_credentials.hpp"
+#include "gpuenv/util/redirect_policy.hpp"
+
 namespace gpuenv::repodata {
 namespace {
 
@@ -131,10 +134,7 @@ struct HttpClient::Impl {
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error_buffer);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
-    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    util::follow_redirects_safely(easy);
     // Uncompressed repodata.json is served gzip-encoded by most channels;
     // letting libcurl negotiate and undo that saves most of the transfer.
     curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
@@ -180,8 +180,12 @@ struct HttpClient::Impl {
     HttpResponse& response = transfer.response;
     response.failure = classify(code, transfer.receiver_refused);
     if (response.failure != TransportFailure::none) {
-      response.failure_detail =
-          transfer.error_buffer[0] ? transfer.error_buffer : curl_easy_strerror(code);
+      response.failure_detail = util::redirect_failure(code);
+      if (response.failure_detail.empty()) {
+        // libcurl's words may quote the URL, which holds the channel's secrets.
+        response.failure_detail =
+            specs::mask_credentials(transfer.error_buffer[0] ? transfer.error_buffer : curl_easy_strerror(code));
+      }
     }
     curl_easy_getinfo(transfer.easy, CURLINFO_RESPONSE_CODE, &response.status);
     if (response.status != 0) {

@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "gpuenv/specs/url_credentials.hpp"
+
 namespace gpuenv::repodata {
 namespace {
 
@@ -24,7 +26,7 @@ RemoteSubdirFetch::RemoteSubdirFetch(SubdirLocation location, std::string channe
       retry_{context.options.max_retries, context.options.backoff} {}
 
 FetchSubject RemoteSubdirFetch::subject() const {
-  return FetchSubject{redact_credentials(location_.repodata_url(zst_)), channel_,
+  return FetchSubject{specs::mask_credentials(location_.repodata_url(zst_)), channel_,
                       location_.subdir_name()};
 }
 

@@ -72,26 +72,6 @@ std::expected<std::filesystem::path, std::string> path_from_file_url(std::string
   return std::filesystem::path(decoded);
 }
 
-std::string redact_credentials(std::string_view url) {
-  std::string redacted(url);
-  const auto scheme_end = redacted.find("://");
-  if (scheme_end != std::string::npos) {
-    const auto authority = scheme_end + 3;
-    const auto path_start = std::min(redacted.find('/', authority), redacted.size());
-    const auto at = redacted.rfind('@', path_start);
-    if (at != std::string::npos && at > authority) {
-      const auto colon = redacted.find(':', authority);
-      if (colon != std::string::npos && colon < at) redacted.replace(colon + 1, at - colon - 1, "***");
-    }
-  }
-  for (std::size_t at = redacted.find("/t/"); at != std::string::npos; at = redacted.find("/t/", at + 3)) {
-    const auto token_end = redacted.find('/', at + 3);
-    if (token_end == std::string::npos || token_end == at + 3) break;
-    redacted.replace(at + 3, token_end - at - 3, "***");
-  }
-  return redacted;
-}
-
 std::expected<SubdirLocation, std::string> SubdirLocation::parse(std::string_view url_or_path) {
   if (url_or_path.empty()) return std::unexpected(std::string("the subdir location is empty"));
   SubdirLocation location;

@@ -39,9 +39,4 @@ class SubdirLocation {
 std::string file_url_from_path(const std::filesystem::path& absolute_path);
 std::expected<std::filesystem::path, std::string> path_from_file_url(std::string_view url);
 
-// The URL with its secrets masked, for messages and logs: the password of
-// "user:password@host" and an anaconda.org token ("/t/<token>/") become
-// "***", as conda masks them.
-std::string redact_credentials(std::string_view url);
-
 }  // namespace gpuenv::repodata

@@ -19,6 +19,7 @@ namespace {
 struct PlannedSubdir {
   ChannelSubdir source;
   std::string fetch_url;  // with token and credentials, for the fetcher only
+  specs::ChannelCredentials credentials;
 };
 
 std::vector<std::string> subdirs_of(const specs::Channel& channel, const std::string& platform) {
@@ -55,6 +56,7 @@ std::expected<std::vector<PlannedSubdir>, std::string> plan(const ChannelLoadOpt
         item.source.subdir_url = subdir_url;
         item.source.channel_rank = rank;
         item.fetch_url = member.authenticated_url_for(subdir) + "/";
+        item.credentials = {member.base_url(), member.credentials(), member.token()};
         planned.push_back(std::move(item));
       }
       ++rank;
@@ -220,6 +222,13 @@ std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& dat
   }
 
   ChannelLoadResult result;
+  for (const auto& item : *planned) {
+    const auto& credentials = item.credentials;
+    if (credentials.user_password.empty() && credentials.token.empty()) continue;
+    const bool known = std::any_of(result.credentials.begin(), result.credentials.end(),
+                                   [&](const auto& other) { return other.base_url == credentials.base_url; });
+    if (!known) result.credentials.push_back(credentials);
+  }
   if (options.reachable_from && !options.cache_dir.empty()) {
     auto loaded = load_reachable(database, subdirs, options, result);
     if (!loaded) return std::unexpected(loaded.error());

@@ -15,6 +15,7 @@
 #include "gpuenv/solver/package_database.hpp"
 #include "gpuenv/specs/channel.hpp"
 #include "gpuenv/specs/match_spec.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
 
 namespace gpuenv::solver {
 
@@ -44,6 +45,9 @@ struct LoadedSubdir {
 
 struct ChannelLoadResult {
   std::vector<LoadedSubdir> subdirs;
+  // The secrets of the channels given with a token or user:password@, for
+  // the package downloads (records hold their URLs without them).
+  std::vector<specs::ChannelCredentials> credentials;
   // Things a user may want to know that did not stop the load (skipped
   // records, a .solv cache that could not be written).
   std::vector<std::string> warnings;

@@ -141,6 +141,79 @@ TEST(PackageDownloader, ReportsAConnectionRefused) {
   EXPECT_NE(results[0].error.find("http://127.0.0.1:9/pkg.conda"), std::string::npos);
 }
 
+// Issue 9: a redirect loop made 4,435 requests in 1.3 s before libcurl's
+// header cap stopped it.
+TEST(PackageDownloader, StopsARedirectLoopAtTheLimit) {
+  TempDirectory scratch;
+  TestHttpServer server(scratch / "served");
+  std::filesystem::create_directories(scratch / "served");
+  server.redirect("/loop.conda", "/loop.conda");
+  auto request = request_for(server.url("/loop.conda"), scratch / "loop.conda");
+  const auto results = download_all({request}, {.retries = 2});
+  ASSERT_FALSE(results[0].ok());
+  EXPECT_NE(results[0].error.find("redirected more than 10 times"), std::string::npos) << results[0].error;
+  EXPECT_NE(results[0].error.find(request.url), std::string::npos) << results[0].error;
+  EXPECT_LE(server.requests_for("/loop.conda").size(), 11u);
+}
+
+TEST(PackageDownloader, RefusesARedirectToAFileUrl) {
+  TempDirectory scratch;
+  TestHttpServer server(scratch / "served");
+  write(scratch / "secret", "the content of a local file");
+  server.redirect("/pkg.conda", "file://" + (scratch / "secret").string());
+  auto request = request_for(server.url("/pkg.conda"), scratch / "pkg.conda");
+  const auto results = download_all({request});
+  ASSERT_FALSE(results[0].ok());
+  EXPECT_NE(results[0].error.find("only to http:// and https://"), std::string::npos) << results[0].error;
+  EXPECT_EQ(std::filesystem::file_size(scratch / "pkg.conda"), 0u);
+}
+
+TEST(PackageDownloader, SendsAPrivateChannelsTokenAndPasswordToItsOrigin) {
+  TempDirectory scratch;
+  TestHttpServer token_server(scratch / "served");
+  TestHttpServer basic_server(scratch / "served");
+  const auto content = random_bytes(1000, 5);
+  write(scratch / "served/chan/noarch/pkg.conda", content);
+  token_server.require_token("tk-123");
+  basic_server.require_basic_auth("user:secret");
+  DownloaderOptions options;
+  options.channel_credentials = {{token_server.url("/chan"), "", "tk-123"},
+                                 {basic_server.url("/chan"), "user:secret", ""}};
+  const auto results = download_all({request_for(token_server.url("/chan/noarch/pkg.conda"), scratch / "a.conda"),
+                                     request_for(basic_server.url("/chan/noarch/pkg.conda"), scratch / "b.conda")},
+                                    options);
+  ASSERT_TRUE(results[0].ok()) << results[0].error;
+  ASSERT_TRUE(results[1].ok()) << results[1].error;
+  EXPECT_EQ(results[0].digests.sha256, sha256_hex(content));
+  EXPECT_EQ(token_server.requests_for("/t/tk-123/chan/noarch/pkg.conda").size(), 1u);
+  EXPECT_EQ(basic_server.requests()[0].authorization, "Basic dXNlcjpzZWNyZXQ=");
+}
+
+TEST(PackageDownloader, ARedirectToAnotherOriginCarriesNoCredentials) {
+  TempDirectory scratch;
+  TestHttpServer channel_server(scratch / "served");
+  TestHttpServer other_server(scratch / "served");  // another port: another origin
+  write(scratch / "served/elsewhere/pkg.conda", "package");
+  channel_server.require_basic_auth("user:secret");
+  channel_server.require_token("tk-1");
+  channel_server.redirect("/chan/noarch/pkg.conda", other_server.url("/elsewhere/pkg.conda"));
+  DownloaderOptions options;
+  options.channel_credentials = {{channel_server.url("/chan"), "user:secret", "tk-1"}};
+  const auto results =
+      download_all({request_for(channel_server.url("/chan/noarch/pkg.conda"), scratch / "pkg.conda")}, options);
+  ASSERT_TRUE(results[0].ok()) << results[0].error;
+  ASSERT_EQ(other_server.requests().size(), 1u);
+  EXPECT_EQ(other_server.requests()[0].authorization, "");
+  EXPECT_EQ(other_server.requests()[0].path, "/elsewhere/pkg.conda");
+  // The error of a failed download names the URL without its secrets.
+  channel_server.clear();
+  const auto failed =
+      download_all({request_for(channel_server.url("/chan/noarch/gone.conda"), scratch / "gone.conda")}, options);
+  ASSERT_FALSE(failed[0].ok());
+  EXPECT_EQ(failed[0].error.find("secret"), std::string::npos) << failed[0].error;
+  EXPECT_EQ(failed[0].error.find("tk-1"), std::string::npos) << failed[0].error;
+}
+
 TEST(PackageLocalCopy, CopiesAndHashes) {
   TempDirectory scratch;
   const auto content = random_bytes(50000, 11);

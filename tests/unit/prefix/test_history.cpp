@@ -52,6 +52,20 @@ TEST(PrefixHistory, WritesRemoveSpecs) {
   EXPECT_NE(block.find("\n-numpy-1.26.3-0\n# remove specs: ['numpy']\n"), std::string::npos) << block;
 }
 
+// Issue 9: the `# cmd:` line carried a private channel's token as typed.
+TEST(PrefixHistory, MasksChannelTokensAndPasswords) {
+  HistoryEntry entry;
+  entry.command_line = "gpuenv create -c https://conda.example/t/tk-42/private -c http://me:pw42@host/chan x";
+  entry.linked = {package("x", "1.0", "0", "http://me:pw42@host/chan", "noarch")};
+  entry.update_specs = {"https://me:pw42@host/chan::x"};
+  const auto block = history_block(entry);
+  EXPECT_EQ(block.find("tk-42"), std::string::npos) << block;
+  EXPECT_EQ(block.find("pw42"), std::string::npos) << block;
+  EXPECT_NE(block.find("# cmd: gpuenv create -c https://conda.example/t/<TOKEN>/private -c http://host/chan x\n"),
+            std::string::npos)
+      << block;
+}
+
 TEST(PrefixHistory, QuotesSpecsLikePython) {
   EXPECT_EQ(python_list_repr({}), "[]");
   EXPECT_EQ(python_list_repr({"a", "it's"}), "['a', \"it's\"]");

@@ -67,6 +67,15 @@ int FilePlacement::create_target(const std::string& target, unsigned mode) {
   return out;
 }
 
+int FilePlacement::create_target_closing(const std::string& target, int source) {
+  try {
+    return create_target(target, 0600);
+  } catch (...) {
+    ::close(source);
+    throw;
+  }
+}
+
 void FilePlacement::remove_target(const std::string& target) {
   const auto parent = targets_.parent_of(target);
   if (parent.fd >= 0) ::unlinkat(parent.fd, parent.name.c_str(), 0);
@@ -113,13 +122,7 @@ PlacedFile FilePlacement::copy(const std::string& source, const std::string& tar
   }
   struct stat info {};
   ::fstat(in, &info);
-  int out = -1;
-  try {
-    out = create_target(target, 0600);
-  } catch (...) {
-    ::close(in);
-    throw;
-  }
+  const int out = create_target_closing(target, in);
   const bool copied = copy_contents(in, out, static_cast<std::uint64_t>(info.st_size));
   const int error = errno;
   ::close(in);
@@ -148,13 +151,7 @@ PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::s
     }
   };
   // The file is streamed (it may be gigabytes), hashed as it is written.
-  int out = -1;
-  try {
-    out = create_target(target, 0600);
-  } catch (...) {
-    ::close(in);
-    throw;
-  }
+  const int out = create_target_closing(target, in);
   package::StreamingHash sha256(package::HashAlgorithm::sha256);
   std::uint64_t size = 0;
   std::string pending;

@@ -58,6 +58,8 @@ class FilePlacement {
   PrefixDirectories::Parent parent_of(const std::string& target);
   // Creates `target` (which must not exist) for writing; returns its descriptor.
   int create_target(const std::string& target, unsigned mode);
+  // The same, for a copy of the open `source`, which it closes when it throws.
+  int create_target_closing(const std::string& target, int source);
   // Removes a half-written `target` after a failure.
   void remove_target(const std::string& target);
   [[noreturn]] void fail(const std::string& what, const std::string& path, int error) const;

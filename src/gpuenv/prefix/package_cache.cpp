@@ -14,9 +14,9 @@
 #include "gpuenv/package/record_json.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
 #include "gpuenv/specs/package_filename.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
 
 #include <nlohmann/json.hpp>
-#include "gpuenv/specs/url_credentials.hpp"
 
 namespace gpuenv::prefix {
 

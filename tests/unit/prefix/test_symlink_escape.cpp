@@ -183,19 +183,13 @@ TEST_P(SymlinkEscapeTest, NoFileIsWrittenThroughLinksOfTheSameTransaction) {
   EXPECT_FALSE(std::filesystem::exists(env() / "L"));
 }
 
-TEST_P(SymlinkEscapeTest, NoDirectoryIsCreatedThroughThem) {
+TEST_P(SymlinkEscapeTest, NoDirectoryOrLinkIsCreatedThroughThem) {
   apply({a_, b_});
-  const auto d = channel().add(PackageBuilder("d", "1.0").file("L/esc/sub/dir/file", "d\n"));
-  EXPECT_THROW(apply({d}), PrefixError);
-  expect_victim_untouched();
-  EXPECT_FALSE(std::filesystem::exists(victim() / "sub"));
-}
-
-TEST_P(SymlinkEscapeTest, NoSymlinkIsCreatedThroughThem) {
-  apply({a_, b_});
-  const auto e = channel().add(PackageBuilder("e", "1.0").symlink("L/esc/planted", "x"));
-  EXPECT_THROW(apply({e}), PrefixError);
-  expect_victim_untouched();
+  for (auto& package : {PackageBuilder("d", "1.0").file("L/esc/sub/dir/file", "d\n"),
+                        PackageBuilder("e", "1.0").symlink("L/esc/planted", "x")}) {
+    EXPECT_THROW(apply({channel().add(package)}), PrefixError);
+    expect_victim_untouched();
+  }
 }
 
 TEST_P(SymlinkEscapeTest, LinksThatStayInsideStillCarryFiles) {

@@ -165,4 +165,41 @@ TEST(UnreadableDependency, TheRecordIsNotInstalledWithoutItsDependency) {
   }
 }
 
+// CEP 43 conditional dependencies (`x[when="__linux"]`) are not solved yet
+// (issue 17). Cutting one back to `x` would install it whatever its
+// condition says (every platform's packages on Linux); instead such a record
+// is not installed, and asking for it says why (issue 10).
+TEST(ConditionalDependency, TheRecordIsNotInstalledWithItsConditionDropped) {
+  SolveCliMachine machine;
+  ChannelBuilder channel(machine / "channel", file_url(machine / "channel"));
+  channel.add(PackageBuilder("app", "1.0", "1")
+                  .depends({"linux-dependency[when=\"__linux\"]", "osx-dependency[when=\"__osx\"]"})
+                  .index_field("build_number", 1));
+  channel.add(PackageBuilder("app", "1.0", "0").file("share/app", "plain\n"));
+  channel.add(PackageBuilder("tool", "1.0", "0")
+                  .index_field("constrains", nlohmann::json::array({"osx-dependency<0[when=\"__osx\"]"})));
+  channel.add(PackageBuilder("linux-dependency", "1.0", "0"));
+  channel.add(PackageBuilder("osx-dependency", "1.0", "0"));
+  write_text_file(machine / "channel/noarch/repodata.json", R"({"info": {"subdir": "noarch"}, "packages": {}})");
+
+  const auto plain = create(machine, file_url(machine / "channel"), "app");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(installed_dists(machine / "env"), std::vector<std::string>{"app-1.0-0"});
+
+  const auto prefix = machine / "env2";
+  for (const auto& [spec, record] : std::vector<std::pair<std::string, std::string>>{
+           {"app=1.0=1", "app 1.0 1"}, {"tool", "tool 1.0 0"}}) {
+    SCOPED_TRACE(spec);
+    const auto conditional = run_gpuenv({"create", "-p", prefix.string(), "-c", file_url(machine / "channel"),
+                                         "--override-channels", "-y", spec},
+                                        machine.env());
+    EXPECT_NE(conditional.exit_code, 0);
+    EXPECT_TRUE(contains(conditional.err, record)) << conditional.err;
+    EXPECT_TRUE(contains(conditional.err, "cannot be installed")) << conditional.err;
+    EXPECT_TRUE(contains(conditional.err, "is a conditional dependency (CEP 43")) << conditional.err;
+    EXPECT_TRUE(contains(conditional.err, "__osx")) << conditional.err;
+    EXPECT_FALSE(std::filesystem::exists(prefix / "conda-meta"));
+  }
+}
+
 }  // namespace

@@ -24,6 +24,10 @@ Id parse_dependency(Pool* pool, std::string& scratch, std::string_view spec) {
   if (!needs_matchspec_grammar(spec)) return parse_with_libsolv(pool, scratch, spec);
   try {
     const auto parsed = specs::MatchSpec::parse(spec);
+    // CEP 43 conditions are not solved yet (issue 17): cut back to
+    // `name version build`, the dependency would hold whatever its
+    // condition says. Unreadable, the record is not installed at all.
+    if (!parsed.when().empty()) return 0;
     return parse_with_libsolv(pool, scratch, parsed.conda_build_form());
   } catch (const specs::SpecError&) {
     return 0;
@@ -63,6 +67,15 @@ Id unreadable_dependency(Pool* pool, UnreadableField field, std::string_view spe
   std::string name(field == UnreadableField::depends ? unreadable_depends_marker : unreadable_constrains_marker);
   name.append(spec);
   return pool_strn2id(pool, name.data(), static_cast<unsigned int>(name.size()), 1);
+}
+
+std::string conditional_dependency_condition(std::string_view dependency) {
+  if (dependency.find("when") == std::string_view::npos) return {};
+  try {
+    return std::string(specs::MatchSpec::parse(dependency).when());
+  } catch (const specs::SpecError&) {
+    return {};
+  }
 }
 
 std::optional<UnreadableDependency> as_unreadable_dependency(std::string_view dependency) noexcept {

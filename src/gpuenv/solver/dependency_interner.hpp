@@ -40,7 +40,8 @@ class DependencyInterner {
 Id intern_dependency(Pool* pool, std::string_view spec);
 
 // A channel record's depends or constrains entry that is not a MatchSpec
-// ("baz[[[[", "::::"). Dropping it would install the record without what
+// ("baz[[[[", "::::"), or one with a CEP 43 condition (`x[when="__osx"]`),
+// which gpuenv does not solve yet. Dropping it would install the record without what
 // it needs; instead the record requires a name no package can have (it
 // starts with a control character, which no channel record's name may
 // hold), so it is never installed, and explanations can name the entry.
@@ -53,5 +54,7 @@ Id unreadable_dependency(Pool* pool, UnreadableField field, std::string_view spe
 // What unreadable_dependency stood for, given the requirement's text
 // (pool_dep2str); nullopt for every other dependency.
 std::optional<UnreadableDependency> as_unreadable_dependency(std::string_view dependency) noexcept;
+// The `when` condition of a dependency's text; empty when it has none.
+std::string conditional_dependency_condition(std::string_view dependency);
 
 }  // namespace gpuenv::solver

@@ -124,14 +124,21 @@ class GraphBuilder {
 
   void add_requirement(Id from, Id dep) {
     if (const auto unreadable = as_unreadable_dependency(pool_dep2str(pool_, dep))) {
-      // Not a missing package: the record itself is broken.
+      // Not a missing package: the record itself is broken, or asks for
+      // what gpuenv cannot solve yet.
+      const std::string entry =
+          std::string(unreadable->field == UnreadableField::depends ? "depends" : "constrains") + " entry '" +
+          specs::printable(unreadable->text) + "'";
+      const auto condition = conditional_dependency_condition(unreadable->text);
       graph_.exclusions.push_back(
-          {package(from),
-           "cannot be installed: its " +
-               std::string(unreadable->field == UnreadableField::depends ? "depends" : "constrains") + " entry '" +
-               specs::printable(unreadable->text) +
-               "' is not a dependency gpuenv can read (the channel's repodata is broken: ask its maintainers to "
-               "fix the record)"});
+          {package(from), condition.empty()
+                              ? "cannot be installed: its " + entry +
+                                    " is not a dependency gpuenv can read (the channel's repodata is broken: ask "
+                                    "its maintainers to fix the record)"
+                              : "cannot be installed: its " + entry + " is a conditional dependency (CEP 43, when " +
+                                    specs::printable(condition) +
+                                    "), which gpuenv cannot solve yet; rather than apply it unconditionally, "
+                                    "gpuenv leaves the record out: choose another build"});
       return;
     }
     ProblemGraph::Requirement requirement;

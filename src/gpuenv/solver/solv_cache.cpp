@@ -14,7 +14,8 @@ namespace {
 
 // Bumped whenever RepoWriter stores records differently. 2: records whose
 // file name is not their own bare name-version-build are left out, and an
-// unreadable dependency makes its record uninstallable instead of vanishing.
+// unreadable dependency (or a CEP 43 conditional one) makes its record
+// uninstallable instead of vanishing.
 constexpr const char* cache_format_version = "gpuenv-solv-2";
 
 std::string cache_format() { return std::string(cache_format_version) + " libsolv-" + solv_version; }

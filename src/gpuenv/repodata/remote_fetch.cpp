@@ -50,7 +50,8 @@ void RemoteSubdirFetch::request(bool zst, std::chrono::steady_clock::time_point 
   http.url = location_.repodata_url(zst);
   // Validators belong to the URL they came from: an ETag of repodata.json
   // says nothing about repodata.json.zst.
-  conditional_ = have_cached_state() && cached_->state->url == http.url &&
+  // The state names the URL masked (no secrets rest in the cache).
+  conditional_ = have_cached_state() && cached_->state->url == specs::mask_credentials(http.url) &&
                  (!cached_->state->etag.empty() || !cached_->state->mod.empty());
   if (conditional_) {
     if (!cached_->state->etag.empty()) http.headers.push_back("If-None-Match: " + cached_->state->etag);
@@ -124,7 +125,7 @@ void RemoteSubdirFetch::store_download(const HttpResponse& response) {
   }
   const auto now = std::chrono::system_clock::now();
   RepodataState state;
-  state.url = location_.repodata_url(zst_);
+  state.url = specs::mask_credentials(location_.repodata_url(zst_));
   state.etag = response.etag;
   state.mod = response.last_modified;
   state.cache_control = response.cache_control;

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpuenv/specs/url_credentials.hpp"
+
 namespace gpuenv::repodata {
 namespace {
 
@@ -77,7 +79,7 @@ std::optional<CacheEntry> RepodataCache::load(const std::string& subdir_url) con
   // The 8-hex key can collide, and a crash between renaming the JSON and
   // writing its state leaves the previous state behind: either way the state
   // does not describe this file, and its validators must not be trusted.
-  const bool describes_this_file = state && state->url.starts_with(subdir_url) &&
+  const bool describes_this_file = state && state->url.starts_with(specs::mask_credentials(subdir_url)) &&
                                    state->size == stamp->size &&
                                    state->mtime_ns == stamp->mtime_ns;
   if (describes_this_file) entry.state = std::move(*state);

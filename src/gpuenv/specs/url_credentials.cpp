@@ -75,6 +75,8 @@ bool ends_url(char c) {
 std::string mask_url(std::string_view url) {
   const auto pieces = cut(url);
   if (!pieces) return std::string(url);
+  // A local path's `/t/<x>` is a directory, not a token.
+  if (lowercase(pieces->scheme) == "file") return std::string(url);
   std::string masked = std::string(pieces->scheme) + "://" + std::string(pieces->authority);
   const std::string_view path = pieces->path;
   for (std::size_t i = 0; i < path.size();) {

@@ -139,5 +139,28 @@ TEST_F(FetchConditional, StateThatNoLongerDescribesTheFileIsNotTrusted) {
   EXPECT_TRUE(served[0].if_none_match.empty());
 }
 
+// A private channel's token and password never rest in the cache (the
+// state file names the URL masked), and conditional requests still work.
+TEST_F(FetchConditional, APrivateChannelsSecretsAreNotStoredInTheCache) {
+  const std::string json = sample_repodata("linux-64", 10);
+  publish("private", "linux-64", json);
+  server().require_token("tk-12345");
+  const std::string url = "http://user:secret@127.0.0.1:" + std::to_string(server().port()) +
+                          "/t/tk-12345/private/linux-64/";
+  const auto first = fetch(url);
+  ASSERT_TRUE(first) << describe(first);
+  EXPECT_EQ(state_file(url)["url"], "http://127.0.0.1:" + std::to_string(server().port()) +
+                                        "/t/<TOKEN>/private/linux-64/repodata.json.zst");
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(cache_dir())) {
+    if (!entry.is_regular_file()) continue;
+    const auto content = slurp(entry.path());
+    EXPECT_EQ(content.find("tk-12345"), std::string::npos) << entry.path();
+    EXPECT_EQ(content.find("secret"), std::string::npos) << entry.path();
+  }
+  const auto second = fetch(url);
+  ASSERT_TRUE(second) << describe(second);
+  EXPECT_EQ(second->origin, RepodataOrigin::not_modified);
+}
+
 }  // namespace
 }  // namespace gpuenv::testing

@@ -64,6 +64,15 @@ TEST(MaskCredentials, MasksAsCondaDoes) {
   EXPECT_EQ(mask_credentials("https://user@host/a@b/"), "https://host/a@b/");
 }
 
+// Tokens are a server's; a local channel under a directory named `t` keeps
+// its path (conda-meta's url must still name the file).
+TEST(MaskCredentials, LeavesLocalUrlsAlone) {
+  EXPECT_EQ(mask_credentials("file:///home/me/t/chan/linux-64/x-1-0.conda"),
+            "file:///home/me/t/chan/linux-64/x-1-0.conda");
+  EXPECT_EQ(mask_credentials("channel FILE:///srv/t/c/ and https://h/t/tk/c"),
+            "channel FILE:///srv/t/c/ and https://h/t/<TOKEN>/c");
+}
+
 TEST(MaskCredentials, MasksEveryUrlInAText) {
   EXPECT_EQ(mask_credentials("/usr/bin/gpuenv create -c https://u:p@h/t/tk/c --channel=http://h2/t/x-1/d "
                              "'https://u:p@h3/e::numpy' /home/t/abc/ -n t"),

@@ -197,6 +197,7 @@ class TreeBuilder {
       return node;
     }
     node.text = subject;
+    node.children_are_reasons = true;
     for (auto& reason : why) {
       // Under the package's own line its sentences need not name it again.
       if (reason.whole_sentence && reason.text.starts_with(subject + " ")) {
@@ -349,7 +350,9 @@ class TreeBuilder {
 
   static std::string first_leaf(const ProblemNode& node) {
     if (node.children.empty()) return node.text;
-    return first_leaf(node.children.front());
+    const auto& first = node.children.front();
+    if (node.children_are_reasons && first.children.empty()) return node.text + " " + first.text;
+    return first_leaf(first);
   }
 
   const ProblemGraph& graph_;

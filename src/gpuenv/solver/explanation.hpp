@@ -16,6 +16,9 @@ namespace gpuenv::solver {
 struct ProblemNode {
   std::string text;
   std::vector<ProblemNode> children;
+  // The children are sentences about `text` (a package) that leave it out:
+  // a one-line summary of one of them puts it back.
+  bool children_are_reasons = false;
 };
 
 struct ProblemTree {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "gpuenv/environment/environment_name.hpp"
 #include "environment_change.hpp"
 
 namespace gpuenv::cli {
@@ -23,7 +24,7 @@ int run_create(const ChangeArguments& arguments) {
   // conda env create: the file's name, unless -p or -n says otherwise.
   auto where = arguments.where;
   if (where.prefix.empty() && where.name.empty()) where.name = files.name;
-  if (is_reserved_environment_name(where.name)) {
+  if (environment::is_reserved_environment_name(where.name)) {
     return report_error(arguments,
                         fmt::format("'{}' is a reserved environment name (it names the root prefix, as in conda): "
                                     "choose another name",
@@ -32,7 +33,9 @@ int run_create(const ChangeArguments& arguments) {
   }
   const auto prefix = resolve_prefix(where, env, WhenNoPrefixGiven::refuse);
   if (!prefix) return report_error(arguments, prefix.error(), 2);
-  if (auto usable = check_prefix_for_path(*prefix); !usable) return report_error(arguments, usable.error(), 2);
+  if (auto usable = environment::check_prefix_for_path(*prefix); !usable) {
+    return report_error(arguments, usable.error(), 2);
+  }
   std::vector<std::string> spec_texts = files.specs;
   spec_texts.insert(spec_texts.end(), arguments.specs.begin(), arguments.specs.end());
   if (spec_texts.empty() && !files.is_explicit) {

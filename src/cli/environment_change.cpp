@@ -11,6 +11,7 @@
 #include <iostream>
 #include <set>
 
+#include "gpuenv/environment/requested_spec.hpp"
 #include "gpuenv/prefix/package_cache.hpp"
 #include "gpuenv/prefix/transaction.hpp"
 #include "gpuenv/specs/platform.hpp"
@@ -125,7 +126,7 @@ std::expected<std::vector<specs::MatchSpec>, int> parse_requested_specs(const Ch
   std::vector<specs::MatchSpec> specs;
   specs.reserve(texts.size());
   for (const auto& text : texts) {
-    auto spec = parse_requested_spec(text, context);
+    auto spec = environment::parse_requested_spec(text, context);
     if (!spec) return std::unexpected(report_error(arguments, spec.error()));
     specs.push_back(std::move(*spec));
   }
@@ -331,11 +332,7 @@ int carry_out_change(const PlannedChange& change, const ChangeArguments& argumen
   prefix::TransactionOptions options;
   options.cache.pkgs_dirs = directories.pkgs_dirs;
   options.cache.on_lock_wait = print_notice;
-  options.cache.safety_checks = change.safety_checks == util::SafetyChecksSetting::enabled
-                                    ? prefix::SafetyChecks::enabled
-                                : change.safety_checks == util::SafetyChecksSetting::disabled
-                                    ? prefix::SafetyChecks::disabled
-                                    : prefix::SafetyChecks::warn;
+  options.cache.safety_checks = change.safety_checks;
   options.cache.extra_safety_checks = change.extra_safety_checks;
   options.cache.download.channel_credentials = change.loaded.credentials;
   options.on_lock_wait = print_notice;

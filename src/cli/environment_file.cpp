@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "gpuenv/environment/requested_spec.hpp"
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/platform.hpp"
 #include "gpuenv/specs/spec_error.hpp"
@@ -50,7 +51,7 @@ std::string lowercase(std::string_view text) {
 // the line.
 std::expected<std::string, std::string> checked_spec(std::string_view text, const std::string& where,
                                                      const specs::ChannelContext& context) {
-  auto spec = parse_requested_spec(text, context);
+  auto spec = environment::parse_requested_spec(text, context);
   if (!spec) return std::unexpected(fmt::format("{}: {}", where, spec.error()));
   return std::string(text);
 }
@@ -68,27 +69,6 @@ std::string_view describe(const YAML::Node& node) {
 }
 
 }  // namespace
-
-std::expected<specs::MatchSpec, std::string> parse_requested_spec(std::string_view text,
-                                                                  const specs::ChannelContext& context) {
-  if (trimmed(text).empty()) {
-    return std::unexpected(fmt::format("'{}' is an empty package spec: name a package, like 'numpy' or "
-                                       "'numpy >=1.26'",
-                                       text));
-  }
-  std::optional<specs::MatchSpec> spec;
-  try {
-    spec = specs::MatchSpec::parse(text, context);
-  } catch (const specs::SpecError& error) {
-    return std::unexpected(fmt::format("'{}' is not a package spec: {}", text, error.what()));
-  }
-  // conda parses a bare `*` name (it matches every package name), but no one
-  // means to install, update or remove every package there is.
-  if (spec->name().is_any()) {
-    return std::unexpected(fmt::format("'{}' matches every package name: name the packages you mean", text));
-  }
-  return std::move(*spec);
-}
 
 std::expected<specs::PackageRecord, std::string> record_from_package_url(std::string_view url) {
   const auto query = url.find_first_of("?");

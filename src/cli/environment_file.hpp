@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "gpuenv/specs/channel.hpp"
-#include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/package_record.hpp"
 
 namespace gpuenv::cli {
@@ -53,12 +52,6 @@ std::expected<EnvironmentFile, std::string> parse_explicit_file(std::string_view
                                                                 const specs::ChannelContext& context);
 std::expected<EnvironmentFile, std::string> parse_spec_list(std::string_view text, std::string_view source,
                                                             const specs::ChannelContext& context);
-
-// A spec the user asks to install, update or remove (on the command line
-// or in a file), parsed: refused when it is empty or blank, or when its name
-// is `*` (every package). The error quotes the text and says what to write.
-std::expected<specs::MatchSpec, std::string> parse_requested_spec(std::string_view text,
-                                                                  const specs::ChannelContext& context);
 
 // The record an explicit file's URL stands for: "<channel>/<subdir>/<name>-<version>-<build>.conda".
 // The error says why the URL names no package file.

@@ -26,23 +26,9 @@ enum class WhenNoPrefixGiven {
   use_active_prefix,  // install/list/run...: $CONDA_PREFIX, as conda does
 };
 
-// conda's rules for an environment name (PrefixData.validate_name): not
-// empty, no '/', '\', ' ', ':' or '#', not '.' or '..'; gpuenv also refuses
-// control characters. The error says which character and what to do.
-std::expected<void, std::string> check_environment_name(std::string_view name);
-
-// `base` and `root`: conda's names of the root prefix, which `create`
-// refuses.
-bool is_reserved_environment_name(std::string_view name);
-
-// conda's validate_path: activating an environment puts <prefix>/bin on
-// PATH, which a ':' in the prefix would split into two directories (one of
-// them relative). create, run and shell refuse such a prefix.
-std::expected<void, std::string> check_prefix_for_path(const std::filesystem::path& prefix);
-
 // The environment's absolute path: -p as given (made absolute), -n NAME as
 // <first envs dir>/NAME (`base` and `root` name the root prefix, as in
-// conda; NAME checked with check_environment_name), else
+// conda; NAME checked with environment::check_environment_name), else
 // the active environment when `when_none` allows it. The error says what
 // to pass instead.
 std::expected<std::filesystem::path, std::string> resolve_prefix(const PrefixArguments& arguments,

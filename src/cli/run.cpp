@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "activation.hpp"
+#include "gpuenv/environment/environment_name.hpp"
 #include "command.hpp"
 #include "installed_environment.hpp"
 #include "prefix_arguments.hpp"
@@ -103,7 +104,7 @@ int run_in_environment(const RunArguments& arguments) {
   const auto env = util::process_environment();
   const auto prefix = resolve_prefix(arguments.where, env, WhenNoPrefixGiven::use_active_prefix);
   if (!prefix) return fail(prefix.error(), 2);
-  if (auto usable = check_prefix_for_path(*prefix); !usable) return fail(usable.error(), 2);
+  if (auto usable = environment::check_prefix_for_path(*prefix); !usable) return fail(usable.error(), 2);
   if (auto checked = check_environment(*prefix); !checked) return fail(checked.error(), 1);
   if (auto warning = settle_interrupted_transaction(*prefix)) fmt::print(stderr, "gpuenv: warning: {}\n", *warning);
 

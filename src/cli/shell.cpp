@@ -11,6 +11,7 @@
 #include <string>
 
 #include "activation.hpp"
+#include "gpuenv/environment/environment_name.hpp"
 #include "command.hpp"
 #include "installed_environment.hpp"
 #include "prefix_arguments.hpp"
@@ -113,7 +114,7 @@ int run_activate(const ShellArguments& arguments) {
   if (where.prefix.empty() && where.name.empty()) where.name = "base";  // as `conda activate`
   const auto prefix = resolve_prefix(where, env, WhenNoPrefixGiven::refuse);
   if (!prefix) return fail(prefix.error(), 2);
-  if (auto usable = check_prefix_for_path(*prefix); !usable) return fail(usable.error(), 2);
+  if (auto usable = environment::check_prefix_for_path(*prefix); !usable) return fail(usable.error(), 2);
   if (auto checked = check_environment(*prefix); !checked) return fail(checked.error());
   if (auto warning = settle_interrupted_transaction(*prefix)) fmt::print(stderr, "gpuenv: warning: {}\n", *warning);
   return print_changes(activation_changes(*prefix, env));

@@ -103,12 +103,14 @@ TEST_F(NamesAndSpecsCli, BaseAndRootAreReservedForCreate) {
 }
 
 TEST_F(NamesAndSpecsCli, EmptyBlankAndMatchEverythingSpecsAreErrors) {
-  for (const std::string spec : {"", "   ", "\t", "*", "*[version=1.0]"}) {
+  // shown: how the message quotes it (a control character escaped).
+  for (const auto& [spec, shown] : std::vector<std::pair<std::string, std::string>>{
+           {"", ""}, {"   ", "   "}, {"\t", "\\x09"}, {"*", "*"}, {"*[version=1.0]", "*[version=1.0]"}}) {
     const auto result = create({"-n", "x"}, {spec});
     EXPECT_EQ(result.exit_code, 1) << "[" << spec << "] " << result.out;
     EXPECT_FALSE(contains(result.out, "already installed")) << result.out;
-    EXPECT_TRUE(contains(result.err, "'" + spec + "' is an empty package spec") ||
-                contains(result.err, "'" + spec + "' matches every package name"))
+    EXPECT_TRUE(contains(result.err, "'" + shown + "' is an empty package spec") ||
+                contains(result.err, "'" + shown + "' matches every package name"))
         << result.err;
   }
   EXPECT_EQ(environments(), std::vector<std::string>{});

@@ -28,15 +28,16 @@
 #include "gpuenv/package/hashing.hpp"
 #include "gpuenv/package/package_metadata.hpp"
 #include "gpuenv/prefix/file_lock.hpp"
+#include "gpuenv/util/conda_config.hpp"
 #include "gpuenv/specs/package_record.hpp"
 
 namespace gpuenv::prefix {
 
-// conda's safety_checks: what happens to a package whose files are not what
-// its info/paths.json says (sha256, size_in_bytes). warn: installed, with
-// a warning per file, conda-meta recording the files as they are; enabled:
-// refused; disabled: not checked.
-enum class SafetyChecks { disabled, warn, enabled };
+// conda's safety_checks (read with the configuration): what happens to a
+// package whose files are not what its info/paths.json says (sha256,
+// size_in_bytes). warn: installed, with a warning per file, conda-meta
+// recording the files as they are; enabled: refused; disabled: not checked.
+using SafetyChecks = util::SafetyChecksSetting;
 
 struct PackageCacheOptions {
   // Package directories, highest priority first (util::UserDirectories'

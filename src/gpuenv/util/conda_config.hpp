@@ -31,7 +31,8 @@ namespace gpuenv::util {
 // below it).
 enum class ChannelPrioritySetting { strict, flexible, disabled };
 
-// conda's safety_checks (the prefix module has its own enum).
+// conda's safety_checks: what a package whose files differ from its
+// info/paths.json gets (prefix::PackageCache applies it).
 enum class SafetyChecksSetting { warn, enabled, disabled };
 
 struct CondaConfig {

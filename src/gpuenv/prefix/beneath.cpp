@@ -198,10 +198,12 @@ std::string describe_unreachable(const std::string& prefix, const std::string& p
   if (error == EXDEV) {
     return prefix + "/" + path + " lies beyond a symbolic link that leads outside the prefix "
            "(or is absolute); gpuenv never creates, replaces or removes a file through such a "
-           "link";
+           "link. The package, or one installed before it, ships that link: report it to the "
+           "channel that serves them, and remove the link (or the package that owns it) to go on";
   }
   if (error == ELOOP) {
-    return prefix + "/" + path + " lies beyond too many symbolic links (a loop?)";
+    return prefix + "/" + path + " lies beyond too many symbolic links (a loop?); remove the "
+           "looping link, or the package that owns it";
   }
   return "cannot reach the directory of " + prefix + "/" + path + ": " + std::strerror(error);
 }

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "channel_setup.hpp"
 #include "command.hpp"
-#include "installed_environment.hpp"
+#include "gpuenv/environment/installed_environment.hpp"
+#include "gpuenv/environment/settings.hpp"
 #include "prefix_arguments.hpp"
 #include "gpuenv/specs/platform.hpp"
 
@@ -51,7 +51,7 @@ std::string features_text(const std::vector<std::string>& features) {
   return "[" + joined + "]";
 }
 
-std::string table_row(const prefix::PrefixRecord& record, const RecordChannel& channel) {
+std::string table_row(const prefix::PrefixRecord& record, const environment::RecordChannel& channel) {
   const auto& package = record.package;
   // conda's "%(name)-25s %(version)-15s %(build)15s  <features>  <channel>";
   // packages from `defaults` show no channel, as in conda.
@@ -64,7 +64,7 @@ std::string table_row(const prefix::PrefixRecord& record, const RecordChannel& c
 }
 
 // conda's PackageRecord.dist_fields_dump().
-nlohmann::json json_entry(const prefix::PrefixRecord& record, const RecordChannel& channel) {
+nlohmann::json json_entry(const prefix::PrefixRecord& record, const environment::RecordChannel& channel) {
   const auto& package = record.package;
   return {{"base_url", channel.base_url.empty() ? nlohmann::json(nullptr) : nlohmann::json(channel.base_url)},
           {"build_number", package.build_number},
@@ -72,7 +72,7 @@ nlohmann::json json_entry(const prefix::PrefixRecord& record, const RecordChanne
           {"channel", channel.name.empty() ? std::string("<unknown>") : channel.name},
           {"dist_name", package.dist_str()},
           {"name", package.name},
-          {"platform", record_subdir(package)},
+          {"platform", environment::record_subdir(package)},
           {"version", package.version}};
 }
 
@@ -81,17 +81,18 @@ int run_list(const ListArguments& arguments) {
     return fail(arguments, "--md5 only changes the output of --explicit: add --explicit");
   }
   const auto env = util::process_environment();
-  const auto prefix = resolve_prefix(arguments.where, env, WhenNoPrefixGiven::use_active_prefix);
+  const auto prefix = environment::resolve_prefix(prefix_choice(arguments.where), env, environment::WhenNoPrefixGiven::use_active_prefix);
   if (!prefix) return fail(arguments, prefix.error());
-  const auto environment = read_installed_environment(*prefix);
-  if (!environment) return fail(arguments, environment.error(), "EnvironmentLocationNotFound");
-  for (const auto& warning : environment->warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
+  const auto installed = environment::read_installed_environment(*prefix);
+  if (!installed) return fail(arguments, installed.error(), "EnvironmentLocationNotFound");
+  for (const auto& note : installed->notes) fmt::print(stderr, "gpuenv: {}\n", note);
+  for (const auto& warning : installed->warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
 
   const std::string platform(specs::Platform::current().str());
   if (arguments.explicit_urls) {
     // As conda: the whole environment, whatever the regex says.
-    const auto digest = arguments.md5 ? ExplicitDigest::md5 : ExplicitDigest::sha256;
-    for (const auto& line : explicit_lockfile_lines(environment->records, platform, digest)) fmt::print("{}\n", line);
+    const auto digest = arguments.md5 ? environment::ExplicitDigest::md5 : environment::ExplicitDigest::sha256;
+    for (const auto& line : environment::explicit_lockfile_lines(installed->records, platform, digest)) fmt::print("{}\n", line);
     return 0;
   }
 
@@ -107,15 +108,17 @@ int run_list(const ListArguments& arguments) {
     }
   }
   std::vector<const prefix::PrefixRecord*> shown;
-  for (const auto& record : environment->records) {
+  for (const auto& record : installed->records) {
     if (!pattern || std::regex_search(record.package.name, *pattern)) shown.push_back(&record);
   }
 
-  const auto context = channel_context(env);
+  const auto settings = environment::load_settings({}, env);
+  if (!settings) return fail(arguments, settings.error().message);
+  const auto& context = settings->channel_context;
   if (arguments.json) {
     auto document = nlohmann::json::array();
     // conda's --json wins over --canonical and --export, too.
-    for (const auto* record : shown) document.push_back(json_entry(*record, record_channel(record->package, context)));
+    for (const auto* record : shown) document.push_back(json_entry(*record, environment::record_channel(record->package, context)));
     fmt::print("{}\n", document.dump(2));
     return 0;
   }
@@ -124,7 +127,7 @@ int run_list(const ListArguments& arguments) {
     return 0;
   }
   if (arguments.export_specs) {
-    for (const auto& line : export_header_lines(platform)) fmt::print("{}\n", line);
+    for (const auto& line : environment::export_header_lines(platform)) fmt::print("{}\n", line);
     for (const auto* record : shown) {
       const auto& package = record->package;
       fmt::print("{}={}={}\n", package.name, package.version, package.build);
@@ -133,7 +136,7 @@ int run_list(const ListArguments& arguments) {
   }
   fmt::print("# packages in environment at {}:\n#\n", prefix->string());
   fmt::print("# {:<23} {:<15} {:>15}  Channel\n", "Name", "Version", "Build");
-  for (const auto* record : shown) fmt::print("{}\n", table_row(*record, record_channel(record->package, context)));
+  for (const auto* record : shown) fmt::print("{}\n", table_row(*record, environment::record_channel(record->package, context)));
   return 0;
 }
 

@@ -4,12 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include <expected>
-#include <filesystem>
 #include <string>
 #include <string_view>
 
-#include "gpuenv/util/environment.hpp"
+#include "gpuenv/environment/prefix_location.hpp"
 
 namespace gpuenv::cli {
 
@@ -21,18 +19,9 @@ struct PrefixArguments {
 // Adds -p/--prefix and -n/--name (mutually exclusive).
 void add_prefix_options(CLI::App* command, PrefixArguments& arguments);
 
-enum class WhenNoPrefixGiven {
-  refuse,             // `create`: the user must say where
-  use_active_prefix,  // install/list/run...: $CONDA_PREFIX, as conda does
-};
-
-// The environment's absolute path: -p as given (made absolute), -n NAME as
-// <first envs dir>/NAME (`base` and `root` name the root prefix, as in
-// conda; NAME checked with environment::check_environment_name), else
-// the active environment when `when_none` allows it. The error says what
-// to pass instead.
-std::expected<std::filesystem::path, std::string> resolve_prefix(const PrefixArguments& arguments,
-                                                                  const util::EnvLookup& env,
-                                                                  WhenNoPrefixGiven when_none);
+// The -p/-n choice, for environment::resolve_prefix.
+inline environment::PrefixChoice prefix_choice(const PrefixArguments& arguments) {
+  return {arguments.prefix, arguments.name};
+}
 
 }  // namespace gpuenv::cli

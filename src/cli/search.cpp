@@ -13,8 +13,9 @@
 #include "channel_setup.hpp"
 #include "command.hpp"
 #include "gpuenv/package/record_json.hpp"
-#include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/environment/search.hpp"
 #include "solve_output.hpp"
+#include "terminal_reporter.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -25,14 +26,14 @@ struct SearchArguments {
   bool json = false;
 };
 
-int fail(const SearchArguments& arguments, const std::string& message, const char* exception_name) {
+int fail(const SearchArguments& arguments, const environment::Error& error) {
   if (arguments.json) {
-    print_json_failure(message, {}, exception_name);
+    print_json_failure(error.message, {}, environment::conda_exception_name(error.kind));
   } else {
     std::fflush(stdout);
-    fmt::print(stderr, "gpuenv: error: {}\n", message);
+    fmt::print(stderr, "gpuenv: error: {}\n", error.message);
   }
-  return 1;
+  return environment::exit_status(error.kind);
 }
 
 // conda lists names alphabetically and each name's records oldest first, so
@@ -74,35 +75,17 @@ void print_json(const std::vector<specs::PackageRecord>& records) {
 }
 
 int run_search(const SearchArguments& arguments) {
-  const auto env = util::process_environment();
-  // .condarc and CONDA_*: channels, channel_alias, offline, subdir. Pins do
-  // not apply: conda search lists what the channels hold.
-  const auto channels = with_configuration(arguments.channels, env);
-  if (!channels) return fail(arguments, channels.error(), "CondaValueError");
-  std::vector<specs::MatchSpec> specs;
-  try {
-    specs = parse_specs({arguments.spec}, channel_context(env, *channels->configuration));
-  } catch (const specs::SpecError& error) {
-    return fail(arguments, error.what(), "InvalidMatchSpec");
-  }
-  solver::PackageDatabase database;
-  const std::string platform(target_platform(*channels).str());
-  const auto loaded = load_channels_for(database, *channels, specs, platform, env, !arguments.json);
-  if (!loaded) return fail(arguments, loaded.error(), "CondaHTTPError");
-
-  const auto records = database.search(specs.front());
-  if (records.empty()) {
-    std::vector<std::string> channels;
-    for (const auto& subdir : loaded->subdirs) channels.push_back(subdir.source.subdir_url);
-    return fail(arguments,
-                fmt::format("no package matches {} in the current channels ({})", arguments.spec,
-                            fmt::join(channels, ", ")),
-                "PackagesNotFoundError");
-  }
+  // .condarc and CONDA_*: channels, channel_alias, offline, subdir.
+  TerminalReporter reporter(!arguments.json);
+  const auto settings =
+      environment::load_settings(settings_overrides(arguments.channels), util::process_environment());
+  if (!settings) return fail(arguments, settings.error());
+  const auto found = environment::search(*settings, arguments.spec, reporter);
+  if (!found) return fail(arguments, found.error());
   if (arguments.json) {
-    print_json(records);
+    print_json(found->records);
   } else {
-    print_table(records, *loaded);
+    print_table(found->records, found->loaded);
   }
   return 0;
 }

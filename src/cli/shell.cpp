@@ -10,10 +10,10 @@
 #include <memory>
 #include <string>
 
-#include "activation.hpp"
+#include "gpuenv/environment/activation.hpp"
 #include "gpuenv/environment/environment_name.hpp"
 #include "command.hpp"
-#include "installed_environment.hpp"
+#include "gpuenv/environment/installed_environment.hpp"
 #include "prefix_arguments.hpp"
 
 namespace gpuenv::cli {
@@ -80,12 +80,12 @@ if [ -z "${{CONDA_SHLVL+x}}" ]; then
   export CONDA_SHLVL=0
 fi
 )SH",
-                     fmt::arg("shell", shell), fmt::arg("exe", shell_single_quote(this_program())));
+                     fmt::arg("shell", shell), fmt::arg("exe", environment::shell_single_quote(this_program())));
 }
 
-int print_changes(const EnvironmentChanges& changes) {
+int print_changes(const environment::EnvironmentChanges& changes) {
   for (const auto& warning : changes.warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
-  fmt::print("{}", posix_shell_script(changes));
+  fmt::print("{}", environment::posix_shell_script(changes));
   return 0;
 }
 
@@ -112,12 +112,14 @@ int run_activate(const ShellArguments& arguments) {
     }
   }
   if (where.prefix.empty() && where.name.empty()) where.name = "base";  // as `conda activate`
-  const auto prefix = resolve_prefix(where, env, WhenNoPrefixGiven::refuse);
+  const auto prefix = environment::resolve_prefix(prefix_choice(where), env, environment::WhenNoPrefixGiven::refuse);
   if (!prefix) return fail(prefix.error(), 2);
   if (auto usable = environment::check_prefix_for_path(*prefix); !usable) return fail(usable.error(), 2);
-  if (auto checked = check_environment(*prefix); !checked) return fail(checked.error());
-  if (auto warning = settle_interrupted_transaction(*prefix)) fmt::print(stderr, "gpuenv: warning: {}\n", *warning);
-  return print_changes(activation_changes(*prefix, env));
+  if (auto checked = environment::check_environment(*prefix); !checked) return fail(checked.error());
+  const auto settled = environment::settle_interrupted_transaction(*prefix);
+  if (settled.note) fmt::print(stderr, "gpuenv: {}\n", *settled.note);
+  if (settled.warning) fmt::print(stderr, "gpuenv: warning: {}\n", *settled.warning);
+  return print_changes(environment::activation_changes(*prefix, env));
 }
 
 int run_reactivate(const ShellArguments& arguments) {
@@ -125,13 +127,13 @@ int run_reactivate(const ShellArguments& arguments) {
   if (const auto shell = chosen_shell(arguments.shell, env); !shell) return fail(shell.error(), 2);
   const auto active = env("CONDA_PREFIX");
   if (!active || active->empty()) return fail("no environment is active: nothing to reactivate");
-  return print_changes(activation_changes(*active, env));
+  return print_changes(environment::activation_changes(*active, env));
 }
 
 int run_deactivate(const ShellArguments& arguments) {
   const auto env = util::process_environment();
   if (const auto shell = chosen_shell(arguments.shell, env); !shell) return fail(shell.error(), 2);
-  return print_changes(deactivation_changes(env));
+  return print_changes(environment::deactivation_changes(env));
 }
 
 void add_shell_option(CLI::App* command, ShellArguments& arguments) {

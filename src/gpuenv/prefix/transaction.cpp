@@ -218,10 +218,12 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
         }
         linker.unlink_package(*record);
         result.unlinked.push_back(*record);
+        if (options.on_package) options.on_package(PackageStage::unlinked, record->package);
       }
       crash_if(hook, CrashPoint::after_unlink);
       for (std::size_t i = 0; i < transaction.link.size(); ++i) {
         const auto& package = fetches.wait(i);
+        if (options.on_package) options.on_package(PackageStage::in_cache, package.record);
         if (options.run_link_scripts) {
           const auto script = run_link_script(LinkScript::pre_link, package.record,
                                               package.extracted_dir, prefix, options.root_prefix);
@@ -235,6 +237,7 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
         result.linked.push_back(linker.link_package(
             package, is_noarch_python(package) ? python_layout() : no_python,
             requested == options.requested_specs.end() ? std::string() : requested->second));
+        if (options.on_package) options.on_package(PackageStage::linked, package.record);
       }
       // After every package is in place, in link order, as conda runs them.
       for (std::size_t i = 0; options.run_link_scripts && i < result.linked.size(); ++i) {

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -61,6 +62,14 @@ struct TestCrashHook {
 // PrefixError for values it cannot read.
 TestCrashHook test_crash_hook_from_environment(const util::EnvLookup& env);
 
+// The steps of one package in a transaction, as they happen.
+enum class PackageStage {
+  unlinked,  // an old package's files are gone from the prefix
+  in_cache,  // downloaded (or found), verified and extracted: ready to link
+  linked,    // its files are in the prefix and its conda-meta record written
+};
+using PackageStageNotice = std::function<void(PackageStage, const specs::PackageRecord&)>;
+
 struct TransactionOptions {
   PackageCacheOptions cache;
   PathConflictPolicy path_conflicts = PathConflictPolicy::clobber;
@@ -81,6 +90,9 @@ struct TransactionOptions {
   std::filesystem::path root_prefix;
   std::chrono::milliseconds lock_timeout = std::chrono::hours(1);
   FileLock::WaitNotice on_lock_wait;
+  // Called on the calling thread at each step of each package (progress
+  // displays); a rollback after a failure is not reported step by step.
+  PackageStageNotice on_package;
   TestCrashHook test_crash;
   // How the linker reaches paths beneath the prefix (tests force the
   // component walk that kernels without openat2 get).

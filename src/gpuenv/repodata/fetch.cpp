@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "gpuenv/repodata/fetch_errors.hpp"
-#include "gpuenv/repodata/fetch_progress.hpp"
+#include "gpuenv/repodata/fetch_observer.hpp"
 #include "gpuenv/repodata/http_client.hpp"
 #include "gpuenv/repodata/local_fetch.hpp"
 #include "gpuenv/repodata/remote_fetch.hpp"
@@ -37,7 +37,8 @@ std::vector<FetchResult> fetch_repodata(const std::vector<RepodataRequest>& requ
                                         const FetchOptions& options) {
   std::vector<std::optional<FetchResult>> results(requests.size());
   const RepodataCache cache(options.cache_dir);
-  FetchProgress progress(options.show_progress);
+  FetchObserver nobody;
+  FetchObserver& observer = options.observer != nullptr ? *options.observer : nobody;
   std::unique_ptr<HttpClient> client;
   std::vector<std::pair<std::size_t, std::unique_ptr<RemoteSubdirFetch>>> downloads;
   std::map<std::string, std::size_t> first_request_of_url;
@@ -83,7 +84,7 @@ std::vector<FetchResult> fetch_repodata(const std::vector<RepodataRequest>& requ
     }
     auto download = std::make_unique<RemoteSubdirFetch>(
         std::move(*location), request.channel_display_name, std::move(cached),
-        RemoteFetchContext{cache, options, *client, progress});
+        RemoteFetchContext{cache, options, *client, observer});
     download->start();
     downloads.emplace_back(i, std::move(download));
   }

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/repodata/fetch_observer.hpp"
+
 namespace gpuenv::repodata {
 
 struct RepodataRequest {
@@ -34,7 +36,8 @@ struct FetchOptions {
   // this. nullopt: follow the server's Cache-Control max-age (conda's and
   // mamba's default); 0: always revalidate (conditional requests are cheap).
   std::optional<std::chrono::seconds> ttl;
-  bool show_progress = true;  // only ever drawn when stderr is a terminal
+  // Told about each download as it goes (progress displays); null: nobody.
+  FetchObserver* observer = nullptr;
 };
 
 enum class RepodataOrigin {

@@ -31,7 +31,7 @@ FetchSubject RemoteSubdirFetch::subject() const {
 }
 
 void RemoteSubdirFetch::start() {
-  progress_id_ = context_.progress.add(channel_ + "/" + location_.subdir_name());
+  progress_id_ = context_.observer.subdir_started(channel_ + "/" + location_.subdir_name());
   bool zst_known_missing = false;
   if (have_cached_state() && cached_->state->has_zst) {
     const auto& has_zst = *cached_->state->has_zst;
@@ -73,7 +73,7 @@ bool RemoteSubdirFetch::receive_body(std::string_view bytes) {
     }
     writer_ = std::make_unique<RepodataBodyWriter>(std::move(*file), zst_);
   }
-  context_.progress.received(progress_id_, bytes.size());
+  context_.observer.subdir_received(progress_id_, bytes.size());
   return writer_->write(bytes);
 }
 
@@ -159,13 +159,13 @@ void RemoteSubdirFetch::keep_not_modified(const HttpResponse& response) {
 }
 
 void RemoteSubdirFetch::succeed(FetchedRepodata fetched, std::string_view outcome) {
-  context_.progress.finished(progress_id_, outcome);
+  context_.observer.subdir_finished(progress_id_, outcome);
   result_ = std::move(fetched);
 }
 
 void RemoteSubdirFetch::fail(FetchError error) {
   writer_.reset();
-  context_.progress.finished(progress_id_, "failed");
+  context_.observer.subdir_finished(progress_id_, "failed");
   result_ = std::unexpected(std::move(error));
 }
 

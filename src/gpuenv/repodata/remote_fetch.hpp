@@ -13,7 +13,7 @@
 #include "gpuenv/repodata/body_writer.hpp"
 #include "gpuenv/repodata/fetch.hpp"
 #include "gpuenv/repodata/fetch_errors.hpp"
-#include "gpuenv/repodata/fetch_progress.hpp"
+#include "gpuenv/repodata/fetch_observer.hpp"
 #include "gpuenv/repodata/http_client.hpp"
 #include "gpuenv/repodata/repodata_cache.hpp"
 #include "gpuenv/repodata/retry_policy.hpp"
@@ -29,7 +29,7 @@ struct RemoteFetchContext {
   const RepodataCache& cache;
   const FetchOptions& options;
   HttpClient& client;
-  FetchProgress& progress;
+  FetchObserver& observer;
 };
 
 class RemoteSubdirFetch {

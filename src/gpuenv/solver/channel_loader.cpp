@@ -7,74 +7,15 @@
 #include <optional>
 #include <thread>
 
-#include "gpuenv/repodata/fetch.hpp"
+#include "gpuenv/repodata/channel_gateway.hpp"
 #include "gpuenv/repodata/repodata_index.hpp"
 #include "gpuenv/solver/solv_cache.hpp"
 #include "gpuenv/specs/package_filename.hpp"
-#include "gpuenv/specs/spec_error.hpp"
 
 namespace gpuenv::solver {
 namespace {
 
-struct PlannedSubdir {
-  ChannelSubdir source;
-  std::string fetch_url;  // with token and credentials, for the fetcher only
-  specs::ChannelCredentials credentials;
-};
-
-std::vector<std::string> subdirs_of(const specs::Channel& channel, const std::string& platform) {
-  // A channel written with its subdir ("conda-forge/linux-64") means that one.
-  const std::string first = channel.platform() ? *channel.platform() : platform;
-  if (first == "noarch") return {"noarch"};
-  return {first, "noarch"};
-}
-
-std::expected<std::vector<PlannedSubdir>, std::string> plan(const ChannelLoadOptions& options) {
-  std::vector<PlannedSubdir> planned;
-  int rank = 0;
-  for (const auto& text : options.channels) {
-    std::optional<specs::Channel> parsed;
-    try {
-      parsed = specs::Channel::parse(text, options.context);
-    } catch (const specs::SpecError& error) {
-      return std::unexpected(fmt::format("cannot use channel '{}': {}", text, error.what()));
-    }
-    const specs::Channel& channel = *parsed;
-    // Each member of a multichannel (`defaults`) ranks on its own, in order.
-    for (const auto& base_url : channel.base_urls()) {
-      const auto member = channel.is_multichannel() ? specs::Channel::parse(base_url, options.context) : channel;
-      const std::string name = member.canonical_name();
-      for (const auto& subdir : subdirs_of(channel, options.platform)) {
-        const std::string subdir_url = member.url_for(subdir) + "/";
-        bool duplicate = false;
-        for (const auto& existing : planned) duplicate = duplicate || existing.source.subdir_url == subdir_url;
-        if (duplicate) continue;
-        PlannedSubdir item;
-        item.source.channel_url = member.base_url();
-        item.source.channel_name = name;
-        item.source.subdir = subdir;
-        item.source.subdir_url = subdir_url;
-        item.source.channel_rank = rank;
-        item.fetch_url = member.authenticated_url_for(subdir) + "/";
-        item.credentials = {member.base_url(), member.credentials(), member.token()};
-        planned.push_back(std::move(item));
-      }
-      ++rank;
-    }
-  }
-  if (planned.empty()) {
-    return std::unexpected(std::string(
-        "no channels to search: name one with -c CHANNEL (or drop --override-channels)"));
-  }
-  return planned;
-}
-
-// A subdir whose repodata is on disk, ready to load.
-struct FetchedSubdir {
-  const PlannedSubdir* planned = nullptr;
-  std::filesystem::path json;
-  std::string label;  // the URL it came from, or its path
-};
+using repodata::FetchedSubdir;
 
 std::string skipped_warning(const ChannelSubdir& source, const std::string& label, const LoadReport& report) {
   std::string examples;
@@ -93,13 +34,13 @@ std::expected<void, std::string> load_everything(PackageDatabase& database, cons
   if (!options.cache_dir.empty()) load_options.solv_cache_dir = options.cache_dir / "solv";
   for (const auto& subdir : subdirs) {
     load_options.source_label = subdir.label;
-    auto loaded = database.add_repodata(subdir.json, subdir.planned->source, load_options);
+    auto loaded = database.add_repodata(subdir.json, subdir.source, load_options);
     if (!loaded) return std::unexpected(loaded.error().message);
     if (loaded->skipped_records > 0) {
-      result.warnings.push_back(skipped_warning(subdir.planned->source, subdir.label, *loaded));
+      result.warnings.push_back(skipped_warning(subdir.source, subdir.label, *loaded));
     }
     if (!loaded->solv_cache_write_error.empty()) result.warnings.push_back(loaded->solv_cache_write_error);
-    result.subdirs.push_back({subdir.planned->source, std::move(*loaded)});
+    result.subdirs.push_back({subdir.source, std::move(*loaded)});
   }
   return {};
 }
@@ -118,7 +59,7 @@ std::expected<ReachableLoad, std::string> load_reachable(PackageDatabase& databa
   const auto cache_dir = options.cache_dir / "solv";
   std::vector<SolvCacheEntry> entries;
   for (const auto& subdir : subdirs) {
-    auto entry = solv_cache_entry(cache_dir, subdir.json, subdir.planned->source, false);
+    auto entry = solv_cache_entry(cache_dir, subdir.json, subdir.source, false);
     if (!entry) return ReachableLoad::load_everything;  // the JSON cannot be stat'ed: let the parser say why
     entries.push_back(std::move(*entry));
   }
@@ -168,7 +109,7 @@ std::expected<ReachableLoad, std::string> load_reachable(PackageDatabase& databa
   std::vector<ChannelSubdir> sources;
   for (std::size_t i = 0; i < subdirs.size(); ++i) {
     shared.push_back(std::make_shared<const repodata::RepodataIndex>(std::move(*indexes[i])));
-    sources.push_back(subdirs[i].planned->source);
+    sources.push_back(subdirs[i].source);
   }
   auto loaded = database.add_reachable_records(std::move(shared), std::move(sources), *options.reachable_from,
                                                options.follow_dependencies);
@@ -178,9 +119,9 @@ std::expected<ReachableLoad, std::string> load_reachable(PackageDatabase& databa
     auto& report = (**loaded)[i];
     report.index_built = std::find(to_build.begin(), to_build.end(), i) != to_build.end();
     if (report.skipped_records > 0) {
-      result.warnings.push_back(skipped_warning(subdirs[i].planned->source, subdirs[i].label, report));
+      result.warnings.push_back(skipped_warning(subdirs[i].source, subdirs[i].label, report));
     }
-    result.subdirs.push_back({subdirs[i].planned->source, std::move(report)});
+    result.subdirs.push_back({subdirs[i].source, std::move(report)});
   }
   return ReachableLoad::done;
 }
@@ -189,46 +130,19 @@ std::expected<ReachableLoad, std::string> load_reachable(PackageDatabase& databa
 
 std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& database,
                                                             const ChannelLoadOptions& options) {
-  auto planned = plan(options);
-  if (!planned) return std::unexpected(planned.error());
-
-  std::vector<repodata::RepodataRequest> requests;
-  for (const auto& item : *planned) requests.push_back({item.fetch_url, item.source.channel_name});
-  repodata::FetchOptions fetch_options;
-  fetch_options.cache_dir = options.cache_dir.empty() ? std::filesystem::path() : options.cache_dir / "repodata";
-  fetch_options.offline = options.offline;
-  fetch_options.show_progress = options.show_progress;
-  const auto fetched = repodata::fetch_repodata(requests, fetch_options);
-
-  std::vector<FetchedSubdir> subdirs;
-  for (std::size_t i = 0; i < planned->size(); ++i) {
-    const auto& item = (*planned)[i];
-    const auto& outcome = fetched[i];
-    if (!outcome) {
-      // conda treats a missing platform subdir as empty; noarch must exist.
-      if (outcome.error().kind == repodata::FetchErrorKind::not_found && item.source.subdir != "noarch") {
-        continue;
-      }
-      if (outcome.error().kind == repodata::FetchErrorKind::not_found) {
-        return std::unexpected(fmt::format(
-            "channel {} has no noarch/repodata.json ({}): it is not a conda channel, or its name or "
-            "URL is misspelled",
-            item.source.channel_name, outcome.error().url));
-      }
-      return std::unexpected(outcome.error().message);
-    }
-    subdirs.push_back({&item, outcome->json_path,
-                       outcome->source_url.empty() ? outcome->json_path.string() : outcome->source_url});
-  }
+  repodata::GatewayRequest request;
+  request.channels = options.channels;
+  request.context = options.context;
+  request.platform = options.platform;
+  request.cache_dir = options.cache_dir.empty() ? std::filesystem::path() : options.cache_dir / "repodata";
+  request.offline = options.offline;
+  request.observer = options.fetch_observer;
+  auto fetched = repodata::fetch_channels(request);
+  if (!fetched) return std::unexpected(fetched.error());
 
   ChannelLoadResult result;
-  for (const auto& item : *planned) {
-    const auto& credentials = item.credentials;
-    if (credentials.user_password.empty() && credentials.token.empty()) continue;
-    const bool known = std::any_of(result.credentials.begin(), result.credentials.end(),
-                                   [&](const auto& other) { return other.base_url == credentials.base_url; });
-    if (!known) result.credentials.push_back(credentials);
-  }
+  result.credentials = std::move(fetched->credentials);
+  const auto& subdirs = fetched->subdirs;
   if (options.reachable_from && !options.cache_dir.empty()) {
     auto loaded = load_reachable(database, subdirs, options, result);
     if (!loaded) return std::unexpected(loaded.error());

@@ -1,9 +1,8 @@
-// Channels as a user names them, loaded into a PackageDatabase: each
-// channel (or each member of a multichannel such as `defaults`) resolved to
-// its subdirs for the target platform plus noarch, their repodata fetched
-// (repodata::fetch_repodata: HTTP(S) with its cache, local channels in
-// place), parsed or read from the .solv cache, and ranked in the order
-// given (the first channel is the most preferred).
+// Channels as a user names them, loaded into a PackageDatabase: the
+// repodata gateway (repodata::fetch_channels) brings each subdir's
+// repodata.json to disk, then its records are parsed or read from the .solv
+// cache -- only those the request can reach, through per-name indexes --
+// and ranked in the order given (the first channel is the most preferred).
 #pragma once
 
 #include <expected>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/repodata/fetch_observer.hpp"
 #include "gpuenv/solver/package_database.hpp"
 #include "gpuenv/specs/channel.hpp"
 #include "gpuenv/specs/match_spec.hpp"
@@ -27,7 +27,7 @@ struct ChannelLoadOptions {
   // no caching (local channels still load; remote ones cannot be fetched).
   std::filesystem::path cache_dir;
   bool offline = false;
-  bool show_progress = false;
+  repodata::FetchObserver* fetch_observer = nullptr;  // told about downloads; may be null
   // Load only the records these specs can reach (package_closure.hpp):
   // their names and, with follow_dependencies, everything those depend on.
   // The subdirs' per-name indexes (kept under cache_dir/solv) make that a

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/repodata/channel_gateway.hpp"
 #include "gpuenv/repodata/repodata_index.hpp"
 #include "gpuenv/repodata/repodata_records.hpp"
 #include "gpuenv/specs/match_spec.hpp"
@@ -22,22 +23,8 @@ namespace gpuenv::solver {
 
 class PoolState;
 
-// Where one repo's records come from: one subdir of one channel.
-struct ChannelSubdir {
-  // The channel's base URL ("https://conda.anaconda.org/conda-forge",
-  // "file:///srv/channel"): what records report as their channel and what
-  // channel-qualified specs (`conda-forge::numpy`) are matched against.
-  std::string channel_url;
-  // The name users know it by ("conda-forge"), for output.
-  std::string channel_name;
-  std::string subdir;  // "linux-64", "noarch"
-  // The subdir's URL ending in '/': packages live here unless the
-  // repodata's info.base_url says otherwise (CEP 15).
-  std::string subdir_url;
-  // The channel's place in the user's channel list: 0 is the first, most
-  // preferred one. Subdirs of one channel share their rank.
-  int channel_rank = 0;
-};
+// Where one repo's records come from (the repodata gateway's subdir).
+using ChannelSubdir = repodata::ChannelSubdir;
 
 struct LoadOptions {
   // Where loaded repodata is kept in libsolv's .solv form, so that the next

@@ -125,7 +125,6 @@ class FetchTest : public ::testing::Test {
     options.timeout = std::chrono::seconds(10);
     options.max_parallel = 8;
     options.ttl = std::chrono::seconds(0);
-    options.show_progress = false;
     return options;
   }
 

@@ -20,7 +20,6 @@ class FetchLocal : public ::testing::Test {
   repodata::FetchOptions options() const {
     repodata::FetchOptions options;
     options.cache_dir = cache_dir();
-    options.show_progress = false;
     return options;
   }
   repodata::FetchResult fetch(const std::string& location, repodata::FetchOptions options) {

@@ -25,7 +25,7 @@
 
 #include "gpuenv/util/environment.hpp"
 
-namespace gpuenv::cli {
+namespace gpuenv::environment {
 
 struct EnvironmentChanges {
   std::vector<std::filesystem::path> deactivate_scripts;  // run first, before any change
@@ -76,4 +76,4 @@ std::map<std::string, std::string> apply_changes(std::map<std::string, std::stri
 // This process's environment as a map.
 std::map<std::string, std::string> current_process_environment();
 
-}  // namespace gpuenv::cli
+}  // namespace gpuenv::environment

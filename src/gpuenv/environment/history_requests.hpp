@@ -3,17 +3,14 @@
 // minus those a later `# remove specs:` line took away, as conda's
 // History.get_requested_specs_map() reads them (for `env export
 // --from-history`). Reads what conda, mamba and gpuenv write.
-//
-// It lives beside the CLI because only the CLI needs it today; when a
-// solver step needs the requested specs too (`update --all` keeping
-// constraints), it belongs with prefix/history.hpp.
+// `update` and `remove` solve with these, as conda does.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace gpuenv::cli {
+namespace gpuenv::environment {
 
 // One spec string per package name, in the order each name was first
 // asked for; the latest request for a name wins. `installed_names`
@@ -27,8 +24,4 @@ std::vector<std::string> requested_specs_from_history(std::string_view history_t
 // strings are skipped.
 std::vector<std::string> parse_python_string_list(std::string_view text);
 
-// The package name a spec string starts with ("numpy>=1.2" -> "numpy",
-// "conda-forge::numpy 1.2" -> "numpy").
-std::string spec_package_name(std::string_view spec);
-
-}  // namespace gpuenv::cli
+}  // namespace gpuenv::environment

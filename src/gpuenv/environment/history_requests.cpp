@@ -1,16 +1,15 @@
-#include "history_requests.hpp"
+#include "gpuenv/environment/history_requests.hpp"
 
 #include <algorithm>
 #include <regex>
 
-namespace gpuenv::cli {
+#include "gpuenv/specs/match_spec.hpp"
+#include "gpuenv/util/file_io.hpp"
+
+namespace gpuenv::environment {
 namespace {
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return text;
-}
+using util::trim;
 
 // One quoted Python string starting at text[position]; advances past it.
 std::string read_python_string(std::string_view text, std::size_t& position) {
@@ -63,13 +62,6 @@ std::vector<std::string> parse_python_string_list(std::string_view text) {
   return items;
 }
 
-std::string spec_package_name(std::string_view spec) {
-  spec = trim(spec);
-  if (const auto colons = spec.rfind("::"); colons != std::string_view::npos) spec.remove_prefix(colons + 2);
-  const auto end = spec.find_first_of(" =<>!~[;@");
-  return std::string(trim(spec.substr(0, end)));
-}
-
 std::vector<std::string> requested_specs_from_history(std::string_view history_text,
                                                       const std::vector<std::string>& installed_names) {
   // conda's spec_pat: "#\s*(\w+)\s*specs:\s*(.+)?"
@@ -90,7 +82,7 @@ std::vector<std::string> requested_specs_from_history(std::string_view history_t
     const bool adds = action == "update" || action == "install" || action == "create" || action == "neutered";
     const bool removes = action == "remove" || action == "uninstall";
     for (const auto& spec : specs) {
-      const auto name = spec_package_name(spec);
+      const auto name = specs::MatchSpec::extract_name(spec).value_or(std::string());
       if (name.empty()) continue;
       const auto existing = std::find_if(requested.begin(), requested.end(),
                                          [&](const auto& entry) { return entry.first == name; });
@@ -114,4 +106,4 @@ std::vector<std::string> requested_specs_from_history(std::string_view history_t
   return result;
 }
 
-}  // namespace gpuenv::cli
+}  // namespace gpuenv::environment

@@ -6,7 +6,7 @@
 #include "gpuenv/specs/platform.hpp"
 #include "gpuenv/system/system_survey.hpp"
 
-namespace gpuenv::cli {
+namespace gpuenv::environment {
 
 // For the platform gpuenv runs on: this machine's virtual packages, as
 // surveyed. For another platform: what CEP 30 gives a machine that cannot
@@ -16,4 +16,4 @@ namespace gpuenv::cli {
 // nothing about the other one, so failures do not name it either.
 solver::MachineFacts machine_facts_for(const system::SystemSurvey& survey, specs::Platform target);
 
-}  // namespace gpuenv::cli
+}  // namespace gpuenv::environment

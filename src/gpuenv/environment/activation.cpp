@@ -1,4 +1,4 @@
-#include "activation.hpp"
+#include "gpuenv/environment/activation.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace gpuenv::cli {
+namespace gpuenv::environment {
 namespace {
 
 // Python's os.defpath, which conda starts from when PATH is unset.
@@ -305,4 +305,4 @@ std::map<std::string, std::string> current_process_environment() {
   return variables;
 }
 
-}  // namespace gpuenv::cli
+}  // namespace gpuenv::environment

@@ -1,4 +1,4 @@
-#include "environment_file.hpp"
+#include "gpuenv/environment/environment_file.hpp"
 
 #include <fmt/core.h>
 
@@ -14,7 +14,7 @@
 #include "gpuenv/util/file_io.hpp"
 #include "gpuenv/util/yaml_document.hpp"
 
-namespace gpuenv::cli {
+namespace gpuenv::environment {
 namespace {
 
 std::string_view trimmed(std::string_view text) {
@@ -293,4 +293,4 @@ std::expected<EnvironmentFile, std::string> read_environment_file(const std::fil
   return parse_spec_list(text, source, context);
 }
 
-}  // namespace gpuenv::cli
+}  // namespace gpuenv::environment

@@ -1,4 +1,4 @@
-#include "installed_environment.hpp"
+#include "gpuenv/environment/installed_environment.hpp"
 
 #include <fmt/core.h>
 
@@ -14,7 +14,7 @@
 #include "gpuenv/specs/platform.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 
-namespace gpuenv::cli {
+namespace gpuenv::environment {
 namespace {
 
 // How long a reader waits for another gpuenv that is changing the prefix.
@@ -66,24 +66,26 @@ std::expected<void, std::string> check_environment(const std::filesystem::path& 
   return {};
 }
 
-std::optional<std::string> settle_interrupted_transaction(const std::filesystem::path& prefix) {
+SettledPrefix settle_interrupted_transaction(const std::filesystem::path& prefix) {
+  SettledPrefix settled;
   std::error_code error;
-  if (!std::filesystem::exists(prefix::TransactionJournal::directory(prefix), error)) return std::nullopt;
+  if (!std::filesystem::exists(prefix::TransactionJournal::directory(prefix), error)) return settled;
   try {
     const auto outcome = prefix::recover_prefix(prefix, transaction_wait);
     if (outcome == prefix::RecoveryOutcome::rolled_back) {
-      fmt::print(stderr, "gpuenv: an interrupted change of {} was rolled back; the environment is as it was "
-                         "before it\n", prefix.string());
+      settled.note = fmt::format("an interrupted change of {} was rolled back; the environment is as it was "
+                                 "before it",
+                                 prefix.string());
     } else if (outcome == prefix::RecoveryOutcome::completed) {
-      fmt::print(stderr, "gpuenv: an interrupted change of {} was completed\n", prefix.string());
+      settled.note = fmt::format("an interrupted change of {} was completed", prefix.string());
     }
-    return std::nullopt;
   } catch (const prefix::PrefixError& failure) {
-    return fmt::format("{} holds a change that did not finish and it could not be settled ({}); what follows "
-                       "may be a mix of the old and the new state: run any gpuenv command on it with write "
-                       "access to repair it",
-                       prefix.string(), failure.what());
+    settled.warning = fmt::format("{} holds a change that did not finish and it could not be settled ({}); what "
+                                  "follows may be a mix of the old and the new state: run any gpuenv command on "
+                                  "it with write access to repair it",
+                                  prefix.string(), failure.what());
   }
+  return settled;
 }
 
 std::expected<InstalledEnvironment, std::string> read_installed_environment(
@@ -91,7 +93,9 @@ std::expected<InstalledEnvironment, std::string> read_installed_environment(
   if (auto checked = check_environment(prefix); !checked) return std::unexpected(checked.error());
   InstalledEnvironment environment;
   environment.prefix = prefix;
-  if (auto warning = settle_interrupted_transaction(prefix)) environment.warnings.push_back(std::move(*warning));
+  auto settled = settle_interrupted_transaction(prefix);
+  if (settled.note) environment.notes.push_back(std::move(*settled.note));
+  if (settled.warning) environment.warnings.push_back(std::move(*settled.warning));
   auto installed = prefix::read_prefix_records(prefix);
   environment.records = std::move(installed.records);
   for (auto& problem : installed.problems) environment.warnings.push_back(std::move(problem));
@@ -163,4 +167,17 @@ std::vector<std::string> explicit_lockfile_lines(const std::vector<prefix::Prefi
   return lines;
 }
 
-}  // namespace gpuenv::cli
+std::string recovery_note(prefix::RecoveryOutcome outcome, const std::filesystem::path& prefix) {
+  switch (outcome) {
+    case prefix::RecoveryOutcome::rolled_back:
+      return "an interrupted gpuenv transaction in " + prefix.string() +
+             " was rolled back: the environment is as it was before it";
+    case prefix::RecoveryOutcome::completed:
+      return "an interrupted gpuenv transaction in " + prefix.string() + " had committed and was completed";
+    case prefix::RecoveryOutcome::nothing_to_recover:
+      break;
+  }
+  return {};
+}
+
+}  // namespace gpuenv::environment

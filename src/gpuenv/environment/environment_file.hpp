@@ -22,7 +22,7 @@
 #include "gpuenv/specs/channel.hpp"
 #include "gpuenv/specs/package_record.hpp"
 
-namespace gpuenv::cli {
+namespace gpuenv::environment {
 
 struct EnvironmentFile {
   enum class Kind { environment_yaml, explicit_urls, spec_list };
@@ -57,4 +57,4 @@ std::expected<EnvironmentFile, std::string> parse_spec_list(std::string_view tex
 // The error says why the URL names no package file.
 std::expected<specs::PackageRecord, std::string> record_from_package_url(std::string_view url);
 
-}  // namespace gpuenv::cli
+}  // namespace gpuenv::environment

@@ -11,10 +11,11 @@
 #include <vector>
 
 #include "gpuenv/prefix/prefix_record.hpp"
+#include "gpuenv/prefix/transaction_journal.hpp"
 #include "gpuenv/specs/channel.hpp"
 #include "gpuenv/specs/package_record.hpp"
 
-namespace gpuenv::cli {
+namespace gpuenv::environment {
 
 // Whether `prefix` is an environment: a directory holding conda-meta/ (the
 // test conda and mamba use). The error says what is wrong and what to do.
@@ -26,12 +27,21 @@ std::expected<void, std::string> check_environment(const std::filesystem::path& 
 // needs no lock, and a read-only prefix is still readable. A transaction
 // another process is running right now is waited for. When the recovery
 // itself fails (no write access, say), this returns a warning for the user.
-std::optional<std::string> settle_interrupted_transaction(const std::filesystem::path& prefix);
+struct SettledPrefix {
+  std::optional<std::string> note;     // what the recovery did, when it did something
+  std::optional<std::string> warning;  // why it could not be settled
+};
+SettledPrefix settle_interrupted_transaction(const std::filesystem::path& prefix);
+
+// "an interrupted gpuenv transaction in P was rolled back: ..." for a
+// recovery that did something; empty otherwise.
+std::string recovery_note(prefix::RecoveryOutcome outcome, const std::filesystem::path& prefix);
 
 struct InstalledEnvironment {
   std::filesystem::path prefix;
   std::vector<prefix::PrefixRecord> records;  // sorted by name
   std::vector<std::string> warnings;          // damaged records, failed recovery
+  std::vector<std::string> notes;             // a finished or undone interrupted change
 };
 
 // check_environment, settle_interrupted_transaction, then every record.
@@ -69,4 +79,4 @@ std::vector<std::string> explicit_lockfile_lines(const std::vector<prefix::Prefi
 // conda's `conda list --export` header comment lines.
 std::vector<std::string> export_header_lines(const std::string& platform);
 
-}  // namespace gpuenv::cli
+}  // namespace gpuenv::environment

@@ -1,6 +1,6 @@
-#include "target_machine.hpp"
+#include "gpuenv/environment/target_machine.hpp"
 
-namespace gpuenv::cli {
+namespace gpuenv::environment {
 
 solver::MachineFacts machine_facts_for(const system::SystemSurvey& survey, specs::Platform target) {
   auto facts = solver::machine_facts_from(survey, std::string(target.str()));
@@ -13,4 +13,4 @@ solver::MachineFacts machine_facts_for(const system::SystemSurvey& survey, specs
   return facts;
 }
 
-}  // namespace gpuenv::cli
+}  // namespace gpuenv::environment

@@ -1,15 +1,16 @@
-// The progress display draws on a terminal and stays silent otherwise.
+// The terminal reporter draws progress on a terminal and stays silent otherwise.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <pty.h>
 #include <unistd.h>
 
-#include "gpuenv/repodata/fetch_progress.hpp"
+#include "gpuenv/repodata/fetch_observer.hpp"
+#include "terminal_reporter.hpp"
 
 namespace gpuenv::testing {
 namespace {
 
-using repodata::FetchProgress;
+using cli::TerminalReporter;
 
 std::string drain(int fd) {
   std::string out;
@@ -20,20 +21,20 @@ std::string drain(int fd) {
   return out;
 }
 
-void show_two_subdirs(FetchProgress& progress) {
-  const auto linux64 = progress.add("conda-forge/linux-64");
-  const auto noarch = progress.add("conda-forge/noarch");
-  progress.received(linux64, 1'500'000);
-  progress.finished(linux64, "1.5 MB downloaded");
-  progress.finished(noarch, "up to date");
+void show_two_subdirs(TerminalReporter& progress) {
+  const auto linux64 = progress.subdir_started("conda-forge/linux-64");
+  const auto noarch = progress.subdir_started("conda-forge/noarch");
+  progress.subdir_received(linux64, 1'500'000);
+  progress.subdir_finished(linux64, "1.5 MB downloaded");
+  progress.subdir_finished(noarch, "up to date");
 }
 
-TEST(FetchProgress, DrawsOnATerminal) {
+TEST(TerminalReporter, DrawsOnATerminal) {
   int controller = -1;
   int terminal = -1;
   ASSERT_EQ(::openpty(&controller, &terminal, nullptr, nullptr, nullptr), 0);
   {
-    FetchProgress progress(true, terminal);
+    TerminalReporter progress(true, terminal);
     EXPECT_TRUE(progress.drawing());
     show_two_subdirs(progress);
   }
@@ -45,11 +46,11 @@ TEST(FetchProgress, DrawsOnATerminal) {
   ::close(terminal);
 }
 
-TEST(FetchProgress, SilentWhenNotATerminalOrDisabled) {
+TEST(TerminalReporter, SilentWhenNotATerminalOrDisabled) {
   int pipe_ends[2];
   ASSERT_EQ(::pipe(pipe_ends), 0);
   {
-    FetchProgress progress(true, pipe_ends[1]);
+    TerminalReporter progress(true, pipe_ends[1]);
     EXPECT_FALSE(progress.drawing());
     show_two_subdirs(progress);
   }
@@ -61,7 +62,7 @@ TEST(FetchProgress, SilentWhenNotATerminalOrDisabled) {
   int terminal = -1;
   ASSERT_EQ(::openpty(&controller, &terminal, nullptr, nullptr, nullptr), 0);
   {
-    FetchProgress progress(false, terminal);
+    TerminalReporter progress(false, terminal);
     show_two_subdirs(progress);
   }
   EXPECT_EQ(drain(controller), "");
@@ -69,10 +70,10 @@ TEST(FetchProgress, SilentWhenNotATerminalOrDisabled) {
   ::close(terminal);
 }
 
-TEST(FetchProgress, StatusLineFitsTheTerminal) {
-  EXPECT_EQ(repodata::format_status_line(3, 8, 12'400'000, "conda-forge/linux-64", 80),
+TEST(TerminalReporter, StatusLineFitsTheTerminal) {
+  EXPECT_EQ(cli::format_status_line(3, 8, 12'400'000, "conda-forge/linux-64", 80),
             "Fetching repodata 3/8  12.4 MB  conda-forge/linux-64");
-  EXPECT_EQ(repodata::format_status_line(3, 8, 12'400'000, "conda-forge/linux-64", 21).size(), 20u);
+  EXPECT_EQ(cli::format_status_line(3, 8, 12'400'000, "conda-forge/linux-64", 21).size(), 20u);
   EXPECT_EQ(repodata::format_bytes(999), "999 B");
   EXPECT_EQ(repodata::format_bytes(320'000), "320 kB");
   EXPECT_EQ(repodata::format_bytes(1'500'000), "1.5 MB");

@@ -1,0 +1,31 @@
+// Loading the channels a request names into a solver database, the one way
+// plan() and search() both do it: the settings' channels (and a file's, and
+// those the specs name), only the records the specs can reach.
+#pragma once
+
+#include <expected>
+#include <string>
+#include <vector>
+
+#include "gpuenv/environment/error.hpp"
+#include "gpuenv/environment/reporter.hpp"
+#include "gpuenv/environment/settings.hpp"
+#include "gpuenv/solver/channel_loader.hpp"
+#include "gpuenv/solver/package_database.hpp"
+
+namespace gpuenv::environment {
+
+enum class Reach {
+  dependency_closure,  // the specs' names and everything they can depend on (a solve)
+  named_only,          // the specs' own names (a search)
+};
+
+// Warnings (skipped records, an unwritable cache) go to `reporter`, and so
+// do repodata downloads.
+std::expected<solver::ChannelLoadResult, Error> load_channels_for(solver::PackageDatabase& database,
+                                                                 const Settings& settings,
+                                                                 const std::vector<specs::MatchSpec>& specs,
+                                                                 const std::vector<std::string>& file_channels,
+                                                                 Reach reach, Reporter& reporter);
+
+}  // namespace gpuenv::environment

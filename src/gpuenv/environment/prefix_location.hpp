@@ -1,0 +1,32 @@
+// Where an environment is: a path (-p) or a name (-n) in the envs
+// directories, else the active environment, as conda decides it.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <string>
+
+#include "gpuenv/util/environment.hpp"
+
+namespace gpuenv::environment {
+
+struct PrefixChoice {
+  std::string path;  // -p; made absolute
+  std::string name;  // -n
+};
+
+enum class WhenNoPrefixGiven {
+  refuse,             // `create`: the user must say where
+  use_active_prefix,  // install/list/run...: $CONDA_PREFIX, as conda does
+};
+
+// The environment's absolute path: `path` as given (made absolute), `name`
+// as <first envs dir>/NAME unless another envs dir already holds it (`base`
+// and `root` name the root prefix, as in conda; NAME checked with
+// check_environment_name), else the active environment when `when_none`
+// allows it. The error says what to pass instead.
+std::expected<std::filesystem::path, std::string> resolve_prefix(const PrefixChoice& choice,
+                                                                  const util::EnvLookup& env,
+                                                                  WhenNoPrefixGiven when_none);
+
+}  // namespace gpuenv::environment

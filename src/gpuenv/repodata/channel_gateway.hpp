@@ -1,0 +1,66 @@
+// The repodata gateway: channels as a user names them, resolved to their
+// subdirs for the target platform plus noarch (each member of a multichannel
+// such as `defaults` on its own, ranked in the order given), and each
+// subdir's repodata.json brought to local disk -- fetched over HTTP(S)
+// through the cache, or read in place from a local channel. What a solver
+// or a search loads from, and nothing about loading itself.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpuenv/repodata/fetch_observer.hpp"
+#include "gpuenv/specs/channel.hpp"
+#include "gpuenv/specs/url_credentials.hpp"
+
+namespace gpuenv::repodata {
+
+// Where one repo's records come from: one subdir of one channel.
+struct ChannelSubdir {
+  // The channel's base URL ("https://conda.anaconda.org/conda-forge",
+  // "file:///srv/channel"): what records report as their channel and what
+  // channel-qualified specs (`conda-forge::numpy`) are matched against.
+  std::string channel_url;
+  // The name users know it by ("conda-forge"), for output.
+  std::string channel_name;
+  std::string subdir;  // "linux-64", "noarch"
+  // The subdir's URL ending in '/': packages live here unless the
+  // repodata's info.base_url says otherwise (CEP 15).
+  std::string subdir_url;
+  // The channel's place in the user's channel list: 0 is the first, most
+  // preferred one. Subdirs of one channel share their rank.
+  int channel_rank = 0;
+};
+
+struct GatewayRequest {
+  std::vector<std::string> channels;  // as the user wrote them, most preferred first
+  specs::ChannelContext context;
+  std::string platform;  // the subdir solved for ("linux-64"); noarch is always added
+  // Where fetched repodata is cached; empty: remote channels cannot be fetched.
+  std::filesystem::path cache_dir;
+  bool offline = false;
+  FetchObserver* observer = nullptr;  // told about downloads; may be null
+};
+
+// A subdir whose repodata.json is on local disk.
+struct FetchedSubdir {
+  ChannelSubdir source;
+  std::filesystem::path json;
+  std::string label;  // the URL it came from (secrets masked), or its path
+};
+
+struct FetchedChannels {
+  std::vector<FetchedSubdir> subdirs;  // in rank order; a platform subdir a channel lacks is left out
+  // The secrets of the channels given with a token or user:password@, for
+  // the package downloads (records hold their URLs without them).
+  std::vector<specs::ChannelCredentials> credentials;
+};
+
+// Fails with a message naming the channel, the subdir and what to do when a
+// channel cannot be resolved or fetched. A platform subdir a channel does
+// not have is empty (as in conda); a channel without noarch is not a channel.
+std::expected<FetchedChannels, std::string> fetch_channels(const GatewayRequest& request);
+
+}  // namespace gpuenv::repodata

@@ -94,7 +94,10 @@ std::optional<ParseProblem> collect_elf_device_code(const ByteSpan& span, const 
                                      : BinaryFormat::elf_shared_library;
   const bool is_cubin = machine == machine_cuda;
   if (is_cubin) format = BinaryFormat::cubin;
-  if (section_table == 0 && !is_cubin) return std::nullopt;  // stripped of sections: nothing to find
+  if (section_table == 0) {
+    if (!is_cubin) return std::nullopt;  // no section table: nothing to find
+    section_count = 0;                   // whatever e_shnum says, there is no table to read
+  }
   if (section_table != 0 && section_entry_size != elf64_section_header_size)
     return malformed(fmt::format("{}: section headers of {} bytes (expected 64)", where, section_entry_size));
   // Extended numbering: more than 0xff00 sections put the real count and

@@ -123,6 +123,16 @@ TEST_F(HostileInput, ElfSectionsPastTheEndOfTheFile) {
   expect_error(bytes, ReadErrorKind::malformed, "section headers");
 }
 
+TEST_F(HostileInput, ACubinWithoutASectionTableButASectionCount) {
+  // Found by fuzzing: the section count was trusted without a table.
+  auto bytes = committed_bytes("sm_90a.cubin");
+  put<std::uint64_t>(bytes, 40, 0);
+  put<std::uint16_t>(bytes, 60, 0xfeff);
+  auto result = read_bytes(bytes);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(testing::entry_lines(*result), (std::vector<std::string>{"sass sm_90 none"}));
+}
+
 TEST_F(HostileInput, FormatsGpuenvRefusesSayWhy) {
   auto elf32 = committed_bytes("libadd_sm80.so");
   elf32[4] = 1;

@@ -8,10 +8,9 @@
 #include <cstring>
 #include <string_view>
 
+#include "gpuenv/cuda_binary/binary_bytes.hpp"
 #include "gpuenv/cuda_binary/elf_file.hpp"
-#include "gpuenv/cuda_binary/fatbin_container.hpp"
 #include "gpuenv/cuda_binary/mapped_file.hpp"
-#include "gpuenv/cuda_binary/ptx_text.hpp"
 #include "gpuenv/cuda_binary/static_archive.hpp"
 #include "gpuenv/util/thread_pool.hpp"
 
@@ -19,10 +18,6 @@ namespace gpuenv::cuda_binary {
 namespace {
 
 using detail::ByteSpan;
-
-bool starts_with_fatbin_magic(const ByteSpan& span) {
-  return span.size >= 4 && span.read<std::uint32_t>(0) == detail::fatbin_magic;
-}
 
 ReadError error_for(const std::string& path, const detail::ParseProblem& problem) {
   return {problem.kind, path, fmt::format("{}: {}", path, problem.message)};
@@ -33,36 +28,13 @@ ReadError error_for(const std::string& path, const detail::ParseProblem& problem
 ReadResult read_device_code(const std::string& path, const ReadOptions& options) {
   auto file = detail::MappedFile::open(path);
   if (!file) return std::unexpected(file.error());
-  const auto bytes = file->bytes();
   BinaryListing listing;
   listing.path = path;
-  detail::ContainerSink sink{true, &listing.entries};
   detail::ParseLimits limits;
   limits.max_entries = options.max_entries;
   limits.registered_only = options.registered_only;
-  std::optional<detail::ParseProblem> problem;
-  if (detail::starts_with_elf_magic(bytes)) {
-    problem = detail::collect_elf_device_code(bytes, "", limits, sink, listing.format);
-  } else if (detail::starts_with_archive_magic(bytes)) {
-    listing.format = BinaryFormat::static_archive;
-    problem = detail::collect_archive_device_code(bytes, limits, sink);
-  } else if (detail::starts_with_thin_archive_magic(bytes)) {
-    problem = detail::ParseProblem{ReadErrorKind::unsupported,
-                                   "a thin archive (it names its members' files instead of holding them); inspect "
-                                   "the member files themselves"};
-  } else if (starts_with_fatbin_magic(bytes)) {
-    listing.format = BinaryFormat::fatbin;
-    problem = detail::collect_fatbin_containers(bytes, detail::ScanMode::fatbin_section, "fatbin", limits, sink);
-  } else if (auto ptx = detail::read_ptx_text(bytes)) {
-    listing.format = BinaryFormat::ptx;
-    listing.entries.push_back(*ptx);
-  } else {
-    problem = detail::ParseProblem{ReadErrorKind::not_a_binary,
-                                   "not a CUDA binary gpuenv reads (ELF file, static archive, .fatbin, .cubin or "
-                                   ".ptx)"};
-  }
+  const auto problem = detail::list_device_code(file->bytes(), limits, listing);
   if (problem) return std::unexpected(error_for(path, *problem));
-  listing.container_count = sink.containers;
   return listing;
 }
 
@@ -89,7 +61,7 @@ bool may_hold_device_code(const std::string& path) {
   ::close(fd);
   if (got < 4) return false;
   const ByteSpan span{head, static_cast<std::uint64_t>(got), 0};
-  return detail::starts_with_elf_magic(span) || starts_with_fatbin_magic(span) ||
+  return detail::starts_with_elf_magic(span) || detail::starts_with_fatbin_magic(span) ||
          (got == 8 && detail::starts_with_archive_magic(span));
 }
 

@@ -107,6 +107,12 @@ class NvccMatrix : public ::testing::TestWithParam<Combination> {
   void SetUp() override {
     nvcc_ = find_tool("GPUENV_NVCC", {"/usr/local/cuda/bin/nvcc"}, "nvcc");
     if (nvcc_.empty()) GTEST_SKIP() << "nvcc not found (set GPUENV_NVCC or install the CUDA toolkit): not checked here";
+    // Family targets (sm_120f) and --compress-mode came with CUDA 12.9.
+    auto [status, version] = run_command("'" + nvcc_ + "' --version");
+    std::smatch release;
+    if (status != 0 || !std::regex_search(version, release, std::regex(R"(release (\d+)\.(\d+))")) ||
+        std::pair{std::stoi(release[1]), std::stoi(release[2])} < std::pair{12, 9})
+      GTEST_SKIP() << nvcc_ << " is older than CUDA 12.9 (or did not say its version): this matrix needs 12.9+";
     // scripts/setup.sh installs it there from PyPI.
     cuobjdump_ = find_tool("GPUENV_CUOBJDUMP", {GPUENV_SOURCE_DIR "/build/deps/test-tools/bin/cuobjdump"}, "cuobjdump");
     gpuenv::testing::write_text_file(directory_ / "kernel.cu",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang) and runs each for SECONDS (default 600),
 # seeded from the conformance tables in $GPUENV_TESTDATA/vectors.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: version version_spec match_spec)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: version version_spec match_spec cuda_binary)
+# cuda_binary is seeded with tests/data/cuda_binary and runs only when named.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-600}
@@ -23,6 +24,12 @@ seed_corpus() {  # target -> directory of one-input files from the first TSV col
     version) files="version_order.tsv version_parse.tsv version_invalid.tsv" ;;
     version_spec) files="version_spec_match.tsv version_spec_invalid.tsv version_spec_properties.tsv" ;;
     match_spec) files="matchspec_parse.tsv matchspec_canonical_str.tsv matchspec_invalid.tsv matchspec_match.tsv" ;;
+    cuda_binary)
+      mkdir -p "$dir"
+      cp tests/data/cuda_binary/*.fatbin tests/data/cuda_binary/*.cubin tests/data/cuda_binary/*.ptx \
+        tests/data/cuda_binary/*.a tests/data/cuda_binary/*.so "$dir/"
+      echo "$dir"
+      return ;;
   esac
   mkdir -p "$dir"
   local f
@@ -38,7 +45,9 @@ for target in "${targets[@]}"; do
   corpus=$(seed_corpus "$target")
   mkdir -p "build/fuzz/findings/$target"
   echo "== fuzz_$target for ${seconds}s"
-  "build/fuzz/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len=256 -timeout=5 \
+  max_len=256
+  [ "$target" = cuda_binary ] && max_len=32768
+  "build/fuzz/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len="$max_len" -timeout=5 \
     -artifact_prefix="build/fuzz/findings/$target/" -print_final_stats=1 "$corpus" 2>&1 |
     grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)|ERROR|SUMMARY|==[0-9]+==' || true
   echo "   findings: $(ls "build/fuzz/findings/$target" | wc -l) file(s) in build/fuzz/findings/$target"

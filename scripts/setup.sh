@@ -13,8 +13,9 @@ packages=(
   libcurl4-openssl-dev libyaml-cpp-dev libarchive-dev libsimdjson-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libzstd-dev
   zlib1g-dev libbz2-dev liblzma-dev libexpat1-dev
-  googletest libgtest-dev libgmock-dev python3 zstd
+  googletest libgtest-dev libgmock-dev python3 python3-venv zstd liblz4-dev
 )
+test_tools_dir="$deps_dir/test-tools"
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 
@@ -89,5 +90,23 @@ build_libsolv() {
   log "libsolv ready in $libsolv_prefix"
 }
 
+# Test-only tools from PyPI, in their own virtual environment: NVIDIA's
+# cuobjdump (the cuda_binary tests compare their listings with it and skip that
+# comparison, saying so, without it). Optional: setup goes on without network.
+install_test_tools() {
+  local cuobjdump="$test_tools_dir/bin/cuobjdump"
+  [ -x "$cuobjdump" ] && return 0
+  log "installing test tools from PyPI into $test_tools_dir"
+  if ! { python3 -m venv "$test_tools_dir" &&
+         "$test_tools_dir/bin/pip" install -q nvidia-cuda-cuobjdump; }; then
+    log "could not install nvidia-cuda-cuobjdump; the tests that compare with cuobjdump will be skipped"
+    return 0
+  fi
+  local found
+  found=$(find "$test_tools_dir" -path '*/nvidia/*/bin/cuobjdump' -type f | head -n 1)
+  [ -n "$found" ] && ln -sf "$found" "$cuobjdump"
+}
+
 install_packages
 build_libsolv
+install_test_tools

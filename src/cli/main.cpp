@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
   gpuenv::cli::add_run_command(app, run);
   gpuenv::cli::add_shell_command(app, run);
   gpuenv::cli::add_env_command(app, run);
+  gpuenv::cli::add_inspect_command(app, run);
+  gpuenv::cli::add_doctor_command(app, run);
   gpuenv::cli::add_planned_commands(app, run);
 
   // CLI11 would only say "A subcommand is required" for a mistyped one.

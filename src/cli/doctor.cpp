@@ -1,0 +1,176 @@
+// `gpuenv doctor`: will the CUDA code installed in an environment run on
+// this machine's GPUs (or, with --gpu, on another's)? Exits 0 only when every
+// library with device code can run on every GPU, so CI can gate on it.
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "prefix_arguments.hpp"
+#include "gpuenv/environment/device_code_check.hpp"
+#include "gpuenv/system/metadata.hpp"
+#include "gpuenv/system/system_survey.hpp"
+
+namespace gpuenv::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace cb = cuda_binary;
+
+struct DoctorArguments {
+  PrefixArguments where;
+  std::vector<std::string> gpus;
+  bool json = false;
+};
+
+struct Machine {
+  std::vector<environment::GpuToCheck> gpus;
+  std::optional<cb::CudaRelease> driver_cuda;
+  std::vector<std::string> notes;
+};
+
+std::optional<cb::CudaRelease> parse_cuda_release(const std::string& text) {
+  int major = 0;
+  int minor = 0;
+  if (std::sscanf(text.c_str(), "%d.%d", &major, &minor) < 1) return std::nullopt;
+  return cb::CudaRelease{major, minor};
+}
+
+// The GPUs and driver to judge against: --gpu, else the detected devices
+// (CUDA_VISIBLE_DEVICES applies) and __cuda (CONDA_OVERRIDE_CUDA applies).
+std::expected<Machine, std::string> machine_to_check(const DoctorArguments& arguments) {
+  Machine machine;
+  system::SurveyOptions options;
+  options.program_version = GPUENV_VERSION;
+  const auto survey = system::survey_system(util::process_environment(), options);
+  for (const auto& package : survey.virtual_packages.packages)
+    if (package.name == "__cuda") machine.driver_cuda = parse_cuda_release(package.version);
+  for (const auto& text : arguments.gpus) {
+    auto arch = cb::parse_gpu_architecture(text);
+    if (!arch) return std::unexpected(fmt::format("--gpu {}: not an architecture; write sm_86, 8.6 or 86", text));
+    machine.gpus.push_back({"--gpu " + arch->sm_name(), {arch->number, cb::ArchVariant::portable}});
+  }
+  if (!machine.gpus.empty()) return machine;
+  if (survey.cuda) {
+    for (const auto& device : survey.cuda->report.devices) {
+      const auto& capability = device.compute_capability;
+      machine.gpus.push_back({fmt::format("GPU {}: {}", device.index, device.name),
+                              {capability.major * 10 + capability.minor, cb::ArchVariant::portable}});
+    }
+  }
+  if (machine.gpus.empty()) {
+    for (const auto& package : survey.virtual_packages.packages) {
+      if (package.name != "__cuda_arch") continue;
+      if (auto arch = cb::parse_gpu_architecture(package.version))
+        machine.gpus.push_back({"__cuda_arch " + package.version, *arch});
+    }
+  }
+  if (machine.gpus.empty())
+    return std::unexpected(std::string("no GPU found on this machine (see `gpuenv cuda`); pass --gpu sm_XY to ask "
+                                       "about another machine's GPU"));
+  return machine;
+}
+
+const char* verdict_mark(cb::RunVerdict verdict) {
+  switch (verdict) {
+    case cb::RunVerdict::native: return "ok  ";
+    case cb::RunVerdict::ptx_jit: return "JIT ";
+    case cb::RunVerdict::ptx_too_new:
+    case cb::RunVerdict::no_kernel_image: break;
+  }
+  return "FAIL";
+}
+
+json check_json(const std::filesystem::path& prefix, const Machine& machine, const environment::DeviceCodeCheck& check) {
+  json gpus = json::array();
+  for (const auto& gpu : machine.gpus) gpus.push_back({{"label", gpu.label}, {"arch", gpu.arch.sm_name()}});
+  json libraries = json::array();
+  for (const auto& library : check.libraries) {
+    json sass = json::array();
+    for (const auto& arch : library.code.sass) sass.push_back(arch.sm_name());
+    json ptx = json::array();
+    for (const auto& target : library.code.ptx)
+      ptx.push_back({{"arch", target.arch.compute_name()}, {"ptx_isa", to_string(target.isa)}});
+    json verdicts = json::array();
+    for (std::size_t index = 0; index < library.judgements.size(); ++index) {
+      const auto& judgement = library.judgements[index];
+      verdicts.push_back({{"gpu", machine.gpus[index].label},
+                          {"verdict", cb::to_string(judgement.verdict)},
+                          {"target", judgement.used_target},
+                          {"runtime_error", judgement.runtime_error},
+                          {"explanation", judgement.explanation}});
+    }
+    libraries.push_back({{"path", library.path}, {"package", library.package}, {"sass", sass}, {"ptx", ptx},
+                         {"verdicts", verdicts}});
+  }
+  return {{"success", check.everything_can_run() && check.problems.empty()},
+          {"prefix", prefix.string()},
+          {"driver_cuda", machine.driver_cuda ? json(machine.driver_cuda->str()) : json(nullptr)},
+          {"gpus", gpus},
+          {"files_examined", check.files_examined},
+          {"libraries", libraries},
+          {"problems", check.problems}};
+}
+
+void print_check(const std::filesystem::path& prefix, const Machine& machine, const environment::DeviceCodeCheck& check) {
+  fmt::print("environment {}: {} files with GPU code\n", prefix.string(), check.libraries.size());
+  const auto driver = machine.driver_cuda ? "CUDA " + machine.driver_cuda->str() : std::string("unknown");
+  for (std::size_t index = 0; index < machine.gpus.size(); ++index) {
+    const auto& gpu = machine.gpus[index];
+    fmt::print("\n{} ({}), driver {}\n", gpu.label, gpu.arch.sm_name(), driver);
+    for (const auto& library : check.libraries) {
+      const auto& judgement = library.judgements[index];
+      fmt::print("  {} {}{}: {}\n", verdict_mark(judgement.verdict), library.path,
+                 library.package.empty() ? "" : " (" + library.package + ")", judgement.explanation);
+      if (!judgement.runtime_error.empty())
+        fmt::print("       the CUDA runtime will fail with \"{}\"\n", judgement.runtime_error);
+    }
+  }
+  for (const auto& problem : check.problems) fmt::print(stderr, "gpuenv: warning: {}\n", problem);
+  fmt::print("\n{}\n", check.everything_can_run() ? "every library can run on every GPU"
+                                                   : "some libraries cannot run on this machine's GPUs (FAIL above)");
+}
+
+int run_doctor(const DoctorArguments& arguments) {
+  const auto env = util::process_environment();
+  auto prefix = environment::resolve_prefix(prefix_choice(arguments.where), env,
+                                           environment::WhenNoPrefixGiven::use_active_prefix);
+  if (!prefix) {
+    fmt::print(stderr, "gpuenv: error: {}\n", prefix.error());
+    return 2;
+  }
+  std::string table_error;
+  auto table = cb::PtxIsaTable::parse(system::metadata_file("ptx_isa_versions.tsv"), table_error);
+  if (!table) {
+    fmt::print(stderr, "gpuenv: error: {} (a build problem of gpuenv)\n", table_error);
+    return 2;
+  }
+  auto machine = machine_to_check(arguments);
+  if (!machine) {
+    fmt::print(stderr, "gpuenv: error: {}\n", machine.error());
+    return 2;
+  }
+  const auto check = environment::check_device_code(*prefix, machine->gpus, machine->driver_cuda, *table);
+  if (arguments.json)
+    fmt::print("{}\n", check_json(*prefix, *machine, check).dump(2));
+  else
+    print_check(*prefix, *machine, check);
+  return check.everything_can_run() ? 0 : 1;
+}
+
+}  // namespace
+
+void add_doctor_command(CLI::App& app, Runner& run) {
+  auto arguments = std::make_shared<DoctorArguments>();
+  auto* sub = app.add_subcommand("doctor", "Check that the CUDA code in an environment can run on this machine's GPUs");
+  add_prefix_options(sub, arguments->where);
+  sub->add_option("--gpu", arguments->gpus, "Judge for this GPU architecture instead (sm_86, 8.6); repeatable");
+  sub->add_flag("--json", arguments->json, "Print JSON");
+  sub->callback([&run, arguments] { run = [arguments] { return run_doctor(*arguments); }; });
+}
+
+}  // namespace gpuenv::cli

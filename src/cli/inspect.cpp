@@ -1,0 +1,199 @@
+// `gpuenv inspect FILE...`: which GPUs each CUDA binary carries code for,
+// read from its fatbins without a CUDA toolkit (text or --json).
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "gpuenv/cuda_binary/listing_summary.hpp"
+#include "gpuenv/cuda_binary/reader.hpp"
+#include "gpuenv/util/file_io.hpp"
+
+namespace gpuenv::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace cb = cuda_binary;
+
+struct InspectArguments {
+  std::vector<std::string> files;
+  bool json = false;
+  bool entries = false;
+  bool registered_only = false;
+  bool print_ptx = false;
+  std::string extract_directory;
+  std::size_t threads = 0;
+};
+
+// A PTX module or container larger than this is not printed or written.
+constexpr std::uint64_t max_extracted_bytes = 512ull << 20;
+
+std::string join_targets(const std::vector<cb::GpuArchitecture>& archs) {
+  std::string out;
+  for (const auto& arch : archs) out += (out.empty() ? "" : " ") + arch.sm_name();
+  return out;
+}
+
+std::string join_ptx(const std::vector<cb::PtxTarget>& targets) {
+  std::string out;
+  for (const auto& target : targets)
+    out += fmt::format("{}{} (PTX ISA {})", out.empty() ? "" : ", ", target.arch.compute_name(), to_string(target.isa));
+  return out;
+}
+
+json entry_json(const cb::DeviceCode& code) {
+  json entry{{"kind", to_string(code.kind)},
+             {"arch", code.kind == cb::CodeKind::ptx ? code.arch.compute_name() : code.arch.sm_name()}};
+  if (code.ptx_isa) entry["ptx_isa"] = to_string(*code.ptx_isa);
+  entry["compression"] = to_string(code.compression);
+  entry["stored_size"] = code.stored_size;
+  entry["uncompressed_size"] = code.uncompressed_size;
+  entry["location"] = code.location;
+  entry["payload_offset"] = code.payload_offset;
+  entry["container_offset"] = code.container_offset;
+  entry["registered"] = code.registered;
+  return entry;
+}
+
+json listing_json(const cb::BinaryListing& listing, bool with_entries) {
+  const auto summary = cb::summarize(listing.entries);
+  json ptx = json::array();
+  for (const auto& target : summary.ptx) ptx.push_back({{"arch", target.arch.compute_name()}, {"ptx_isa", to_string(target.isa)}});
+  json sass = json::array();
+  for (const auto& arch : summary.sass) sass.push_back(arch.sm_name());
+  json file{{"path", listing.path},
+            {"format", to_string(listing.format)},
+            {"containers", listing.container_count},
+            {"entry_count", listing.entries.size()},
+            {"unregistered_entries", summary.unregistered_entries},
+            {"sass", sass},
+            {"ptx", ptx}};
+  if (with_entries) {
+    json entries = json::array();
+    for (const auto& entry : listing.entries) entries.push_back(entry_json(entry));
+    file["entries"] = entries;
+  }
+  return file;
+}
+
+void print_listing(const cb::BinaryListing& listing, bool with_entries) {
+  const auto summary = cb::summarize(listing.entries);
+  fmt::print("{} ({})\n", listing.path, to_string(listing.format));
+  if (listing.entries.empty()) {
+    fmt::print("  no device code\n");
+    return;
+  }
+  std::string compression;
+  for (const auto& [kind, count] : summary.entries_by_compression)
+    compression += fmt::format("{}{} {}", compression.empty() ? "" : ", ", count, to_string(kind));
+  fmt::print("  {} entries in {} fatbin containers ({}); {} stored, {} uncompressed\n", listing.entries.size(),
+             listing.container_count, compression, util::describe_byte_count(summary.stored_bytes),
+             util::describe_byte_count(summary.uncompressed_bytes));
+  if (!summary.sass.empty()) fmt::print("  SASS: {}\n", join_targets(summary.sass));
+  if (!summary.ptx.empty()) fmt::print("  PTX:  {}\n", join_ptx(summary.ptx));
+  if (!summary.lto_ir.empty()) fmt::print("  LTO-IR: {}\n", join_targets(summary.lto_ir));
+  if (summary.unregistered_entries)
+    fmt::print("  {} of the entries are in fatbins the CUDA runtime does not register (the library loads them "
+               "itself; cuobjdump does not list them)\n",
+               summary.unregistered_entries);
+  if (!with_entries) return;
+  for (const auto& entry : listing.entries) {
+    fmt::print("    {:<6} {:<13} {:<8} {:<5} {:>10} {:>10}  {} @{:#x}\n", to_string(entry.kind), cb::target_name(entry),
+               entry.ptx_isa ? "ISA " + to_string(*entry.ptx_isa) : "", to_string(entry.compression),
+               entry.stored_size, entry.uncompressed_size, entry.location, entry.payload_offset);
+  }
+}
+
+// Writes each distinct container as <file name>.<offset>.fatbin, so that
+// cuobjdump can list what gpuenv found outside the registered sections.
+bool extract_containers(const cb::BinaryListing& listing, const std::string& directory) {
+  std::error_code ignored;
+  std::filesystem::create_directories(directory, ignored);
+  std::uint64_t last_offset = ~0ull;
+  const auto stem = std::filesystem::path(listing.path).filename().string();
+  for (const auto& entry : listing.entries) {
+    if (entry.container_size == 0 || entry.container_offset == last_offset) continue;
+    last_offset = entry.container_offset;
+    auto bytes = cb::extract_container(listing.path, entry, max_extracted_bytes);
+    if (!bytes) {
+      fmt::print(stderr, "gpuenv: error: {}\n", bytes.error().message);
+      return false;
+    }
+    const auto target = std::filesystem::path(directory) / fmt::format("{}.{:x}.fatbin", stem, entry.container_offset);
+    if (auto problem = util::write_file_atomically(target, *bytes)) {
+      fmt::print(stderr, "gpuenv: error: {}\n", *problem);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool print_ptx(const cb::BinaryListing& listing) {
+  for (const auto& entry : listing.entries) {
+    if (entry.kind != cb::CodeKind::ptx) continue;
+    auto text = cb::extract_payload(listing.path, entry, max_extracted_bytes);
+    if (!text) {
+      fmt::print(stderr, "gpuenv: error: {}\n", text.error().message);
+      return false;
+    }
+    fmt::print("// {} {} @{:#x}\n{}\n", listing.path, entry.arch.compute_name(), entry.payload_offset, *text);
+  }
+  return true;
+}
+
+int run_inspect(const InspectArguments& arguments) {
+  cb::ReadOptions options;
+  options.registered_only = arguments.registered_only;
+  const auto results = cb::read_device_code(arguments.files, options, arguments.threads);
+  bool all_read = true;
+  json files = json::array();
+  json errors = json::array();
+  for (const auto& result : results) {
+    if (!result) {
+      all_read = false;
+      if (arguments.json)
+        errors.push_back({{"path", result.error().path}, {"kind", to_string(result.error().kind)},
+                          {"message", result.error().message}});
+      else
+        fmt::print(stderr, "gpuenv: error: {}\n", result.error().message);
+      continue;
+    }
+    if (arguments.print_ptx) {
+      all_read = print_ptx(*result) && all_read;
+      continue;
+    }
+    if (!arguments.extract_directory.empty()) all_read = extract_containers(*result, arguments.extract_directory) && all_read;
+    if (arguments.json)
+      files.push_back(listing_json(*result, arguments.entries));
+    else
+      print_listing(*result, arguments.entries);
+  }
+  if (arguments.json && !arguments.print_ptx)
+    fmt::print("{}\n", json{{"success", all_read}, {"files", files}, {"errors", errors}}.dump(2));
+  return all_read ? 0 : 1;
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app, Runner& run) {
+  auto arguments = std::make_shared<InspectArguments>();
+  auto* sub = app.add_subcommand("inspect", "List the GPU code (SASS and PTX per architecture) in CUDA binaries");
+  sub->add_option("files", arguments->files,
+                  "Shared libraries, executables, object files, static archives, .fatbin, .cubin or .ptx files")
+      ->required();
+  sub->add_flag("--json", arguments->json, "Print JSON");
+  sub->add_flag("--entries", arguments->entries, "List every fatbin entry, not only the distinct targets");
+  sub->add_flag("--registered-only", arguments->registered_only,
+                "Only the fatbins the CUDA runtime registers (what cuobjdump lists), not those a library keeps in data sections");
+  sub->add_flag("--ptx", arguments->print_ptx, "Print the PTX text (decompressed)");
+  sub->add_option("--extract-containers", arguments->extract_directory,
+                  "Write each fatbin container found to this directory as a .fatbin file");
+  sub->add_option("--threads", arguments->threads, "Files read at once (default: one per core)");
+  sub->callback([&run, arguments] { run = [arguments] { return run_inspect(*arguments); }; });
+}
+
+}  // namespace gpuenv::cli

@@ -13,6 +13,7 @@
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/match_spec_syntax.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/spec_parsing.hpp"
 
 namespace gpuenv::specs {
 
@@ -352,12 +353,11 @@ class LibmambaSpecView {
     } else if (key == "build" || key == "build_string") {
       build_ = std::string(value);
     } else if (key == "build_number") {
-      try {
-        const auto number = BuildNumberSpec::parse(value);
-        build_number_ = number.is_explicitly_free() ? std::string()
-                        : number.is_exact()         ? "=" + number.str()
-                                                    : number.str();
-      } catch (const SpecError&) {
+      if (const auto number = detail::parse_build_number_spec(value)) {
+        build_number_ = number.value().is_explicitly_free() ? std::string()
+                        : number.value().is_exact()         ? "=" + number.value().str()
+                                                            : number.value().str();
+      } else {
         build_number_ = std::string(value);
       }
     } else if (key == "channel" || key == "url") {

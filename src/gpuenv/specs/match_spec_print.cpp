@@ -5,6 +5,7 @@
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/match_spec_extra.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/spec_parsing.hpp"
 
 namespace gpuenv::specs {
 namespace {
@@ -211,11 +212,8 @@ std::string MatchSpec::version_str_rattler() const {
   if (!has_version()) return "*";
   // rattler reads the text itself (lenient mode), so globs like `2.7.*.*`
   // print the way rattler prints them.
-  try {
-    return VersionSpec::parse(version_text_, ParseMode::lenient).str_rattler();
-  } catch (const SpecError&) {
-    return version_.str_rattler();
-  }
+  const auto lenient = detail::parse_version_spec(version_text_, ParseMode::lenient);
+  return lenient ? lenient.value().str_rattler() : version_.str_rattler();
 }
 
 std::string MatchSpec::build_number_str_rattler() const {

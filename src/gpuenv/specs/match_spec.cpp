@@ -1,6 +1,5 @@
 // MatchSpec fields, derived properties and matching. Parsing is in
-// match_spec_parse.cpp, printing in match_spec_print.cpp and
-// match_spec_libmamba.cpp.
+// match_spec_parse.cpp, printing in match_spec_print.cpp.
 #include "gpuenv/specs/match_spec.hpp"
 
 #include <algorithm>

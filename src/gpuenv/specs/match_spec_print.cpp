@@ -5,7 +5,6 @@
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/match_spec_extra.hpp"
 #include "gpuenv/specs/spec_error.hpp"
-#include "gpuenv/specs/spec_parsing.hpp"
 
 namespace gpuenv::specs {
 namespace {
@@ -206,21 +205,6 @@ std::string MatchSpec::conda_env_form() const {
     out.append("=").append(version);
   }
   return out;
-}
-
-std::string MatchSpec::version_str_rattler() const {
-  if (!has_version()) return "*";
-  // rattler reads the text itself (lenient mode), so globs like `2.7.*.*`
-  // print the way rattler prints them.
-  const auto lenient = detail::parse_version_spec(version_text_, ParseMode::lenient);
-  return lenient ? lenient.value().str_rattler() : version_.str_rattler();
-}
-
-std::string MatchSpec::build_number_str_rattler() const {
-  if (build_number_.op() == BuildNumberSpec::Operator::equal) {
-    return "==" + std::to_string(build_number_.number());
-  }
-  return build_number_.str();
 }
 
 }  // namespace gpuenv::specs

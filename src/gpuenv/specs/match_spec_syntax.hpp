@@ -1,5 +1,6 @@
 // Internal to the specs module: the lexical layer of MatchSpec strings, shared
-// by conda's reading (match_spec_parse.cpp) and libmamba's (match_spec_libmamba.cpp).
+// by conda's reading (match_spec_parse.cpp) and the tests' libmamba reading
+// (tests/unit/specs/support/libmamba_printer.cpp).
 // Everything here works on views into the spec text, so errors can name the
 // column where the problem is.
 #pragma once

@@ -6,6 +6,8 @@
 
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+#include "support/libmamba_printer.hpp"
+#include "support/rattler_printer.hpp"
 
 namespace gpuenv::specs {
 namespace {
@@ -86,7 +88,7 @@ TEST(MatchSpecModes, Nameless) {
   EXPECT_EQ(spec.version_text(), ">=1.2,<2");
   EXPECT_EQ(spec.build().str(), "py*");
   EXPECT_TRUE(spec.matches(record("anything", "1.5", "py310_0")));
-  EXPECT_EQ(MatchSpec::parse_nameless("3.9").version_str_rattler(), "==3.9");
+  EXPECT_EQ(dialects::rattler_version_str(MatchSpec::parse_nameless("3.9")), "==3.9");
 }
 
 TEST(MatchSpecChannels, ResolveWithTheContext) {
@@ -171,7 +173,7 @@ TEST(MatchSpecFields, CommentsFeaturesAndNamespaces) {
   const auto ns = MatchSpec::parse("conda-forge:pypi:requests");
   EXPECT_EQ(ns.name_space(), "pypi");
   EXPECT_EQ(ns.str(), "conda-forge::requests");  // CEP 29: the namespace is not printed
-  EXPECT_EQ(ns.str_libmamba(), "conda-forge:pypi:requests");
+  EXPECT_EQ(dialects::libmamba_str(ns), "conda-forge:pypi:requests");
 }
 
 TEST(MatchSpecFields, ExtractName) {
@@ -230,11 +232,11 @@ void check_printers_of(const std::string& text, int& parsed) {
     ADD_FAILURE() << "'" << printed << "' from '" << text
                   << "' does not read back: " << error.what();
   }
-  EXPECT_NO_THROW((void)spec->str_libmamba()) << text;
-  EXPECT_NO_THROW((void)spec->conda_build_form_libmamba()) << text;
+  EXPECT_NO_THROW((void)dialects::libmamba_str(*spec)) << text;
+  EXPECT_NO_THROW((void)dialects::libmamba_conda_build_form(*spec)) << text;
   EXPECT_NO_THROW((void)spec->conda_build_form()) << text;
   EXPECT_NO_THROW((void)spec->conda_env_form()) << text;
-  EXPECT_NO_THROW((void)spec->version_str_rattler()) << text;
+  EXPECT_NO_THROW((void)dialects::rattler_version_str(*spec)) << text;
 }
 
 // Found by fuzz_match_spec: a '*' in a package URL made its channel a glob

@@ -69,6 +69,44 @@ TEST(MatchSpecErrors, Reasons) {
             std::string::npos);
 }
 
+// A failure in a part read by another parser (a version spec, a build number,
+// a channel, a pattern, a condition) is reported as the match spec's, with
+// that parser's reason and the column of the part.
+TEST(MatchSpecErrors, APartsFailureIsTheSpecsWithThePartsReason) {
+  const auto version = parse_error("foo >=1,,2");
+  EXPECT_EQ(version.input(), "foo >=1,,2");
+  EXPECT_EQ(version.reason(), "invalid version '>=1,,2': empty clause");
+  EXPECT_EQ(version.column(), 9u);
+  EXPECT_EQ(parse_error("foo >=1,,2", ParseMode::strict).reason(),
+            "empty clause (rattler's strict mode)");
+  const auto build_number = parse_error("foo[build_number='>=a']");
+  EXPECT_EQ(build_number.reason(),
+            "invalid build number '>=a': unexpected character 'a' (build numbers are integers)");
+  EXPECT_EQ(build_number.column(), 19u);
+  const auto channel = parse_error("https://x.org/a//b::foo");
+  EXPECT_EQ(channel.reason(),
+            "invalid channel 'https://x.org/a//b': the URL's path has an empty part ('//')");
+  EXPECT_EQ(channel.column(), 1u);
+  const auto pattern = parse_error("foo[license='^(a$']");
+  EXPECT_NE(pattern.reason().find("not a valid regular expression"), std::string::npos);
+  EXPECT_NE(pattern.reason().find("in '^(a$'"), std::string::npos);
+  EXPECT_EQ(pattern.column(), 14u);
+}
+
+TEST(MatchSpecErrors, AConditionsFailureNamesEveryEnclosingCondition) {
+  const auto error = parse_error("foo[when='bar[when=\"baz 1..\"]']");
+  EXPECT_EQ(error.kind(), "match spec");
+  EXPECT_EQ(error.input(), "foo[when='bar[when=\"baz 1..\"]']");
+  EXPECT_EQ(error.reason(),
+            "the condition 'bar[when=\"baz 1..\"]' is not a valid match spec: the condition "
+            "'baz 1..' is not a valid match spec: invalid version '1..': invalid version '1..': "
+            "empty version component");
+  EXPECT_EQ(error.column(), 11u);  // the outer condition's value
+  EXPECT_EQ(parse_error("foo[when=\"bar V1\"]").reason(),
+            "the condition 'bar V1' is not a valid match spec: the version 'V1' must start with "
+            "a digit or a lower-case letter");
+}
+
 TEST(MatchSpecModes, StrictRejectsWhatRattlerStrictRejects) {
   for (const char* text : {"foo=1.0=py27_0", "numpy>=2.*.*", "python=*", "python 3.9"}) {
     EXPECT_NO_THROW((void)MatchSpec::parse(text)) << text;

@@ -3,21 +3,18 @@
 #include <algorithm>
 #include <cctype>
 
+#include "gpuenv/specs/match_spec_syntax.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 #include "gpuenv/specs/spec_parsing.hpp"
 
 namespace gpuenv::specs {
+
+using spec_syntax::trim;
+
 namespace {
 
 bool is_ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
 
 std::string_view strip_trailing_slashes(std::string_view text) {
   while (text.size() > 1 && (text.back() == '/' || text.back() == '\\')) text.remove_suffix(1);
@@ -125,16 +122,6 @@ bool looks_like_path(std::string_view text) noexcept {
   // Windows drives: C:, C:\x, C:/x (CEP 26).
   return text.size() >= 2 && is_ascii_alpha(text[0]) && text[1] == ':' &&
          (text.size() == 2 || text[2] == '\\' || text[2] == '/');
-}
-
-bool is_package_file_name(std::string_view text) noexcept {
-  return text.ends_with(".conda") || text.ends_with(".tar.bz2");
-}
-
-std::string_view strip_package_extension(std::string_view filename) noexcept {
-  if (filename.ends_with(".conda")) return filename.substr(0, filename.size() - 6);
-  if (filename.ends_with(".tar.bz2")) return filename.substr(0, filename.size() - 8);
-  return filename;
 }
 
 std::string percent_decode(std::string_view text) {

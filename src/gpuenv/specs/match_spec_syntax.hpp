@@ -13,6 +13,9 @@
 
 namespace gpuenv::specs::spec_syntax {
 
+// Without leading and trailing spaces, tabs, CR and LF: the specs module's one
+// trim (util::trim serves the other modules; specs includes nothing but the
+// standard library).
 std::string_view trim(std::string_view text);
 std::string lowered(std::string_view text);
 

@@ -423,8 +423,9 @@ bool Channel::contains_record_channel(std::string_view record_channel) const {
       }
     }
     // Read it with an empty context: only the URL's own shape matters here.
-    const Channel other = ChannelResolver(record_channel, ChannelContext{}).resolve().value_or_throw();
-    return std::find(base_urls_.begin(), base_urls_.end(), other.base_url()) != base_urls_.end();
+    // A record channel that is no channel URL (a damaged record) is not this one.
+    const auto other = ChannelResolver(record_channel, ChannelContext{}).resolve();
+    return other && std::find(base_urls_.begin(), base_urls_.end(), other->base_url()) != base_urls_.end();
   }
   std::string_view name = strip_trailing_slashes(record_channel);
   if (auto [head, last] = split_last_component(name); !head.empty() && is_known_subdir(last)) {

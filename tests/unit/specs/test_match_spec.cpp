@@ -159,6 +159,16 @@ TEST(MatchSpecChannels, MatchRecordsByWhereTheyComeFrom) {
   EXPECT_FALSE(MatchSpec::parse("pkgs/r::pandas").matches(pandas));
 }
 
+// A record's channel comes from a file (a conda-meta record, repodata): one
+// that is not a channel URL matches no channel; matching never throws.
+TEST(MatchSpecChannels, ARecordChannelThatIsNotAChannelMatchesNone) {
+  auto damaged = record("numpy", "1.26.4");
+  damaged.channel = "https://x.org/a//b";
+  EXPECT_FALSE(MatchSpec::parse("conda-forge::numpy").matches(damaged));
+  EXPECT_FALSE(MatchSpec::parse("https://x.org/a::numpy").matches(damaged));
+  EXPECT_TRUE(MatchSpec::parse("numpy").matches(damaged));
+}
+
 TEST(MatchSpecPackages, UrlsAndPaths) {
   ChannelContext context;
   context.current_directory = "/work";

@@ -8,13 +8,6 @@ std::optional<ArchiveFormat> archive_format_of(std::string_view filename) noexce
   return std::nullopt;
 }
 
-std::string_view archive_stem(std::string_view filename) noexcept {
-  if (const auto format = archive_format_of(filename)) {
-    filename.remove_suffix(extension_of(*format).size());
-  }
-  return filename;
-}
-
 std::string_view extension_of(ArchiveFormat format) noexcept {
   return format == ArchiveFormat::conda ? ".conda" : ".tar.bz2";
 }

@@ -1,4 +1,5 @@
-// The two conda package file formats (CEP 35) and their file names.
+// The two conda package file formats (CEP 35). Recognising and stripping the
+// extensions is specs/package_filename.hpp's job.
 #pragma once
 
 #include <optional>
@@ -15,11 +16,6 @@ enum class ArchiveFormat {
 // The format a package file name announces ("x-1.0-0.conda", "x-1.0-0.tar.bz2"),
 // or nullopt for any other name.
 std::optional<ArchiveFormat> archive_format_of(std::string_view filename) noexcept;
-
-// "numpy-1.26.4-py312h8753938_0.conda" -> "numpy-1.26.4-py312h8753938_0": the
-// name of the package's extracted directory in a package cache. A name
-// without a known extension is returned unchanged.
-std::string_view archive_stem(std::string_view filename) noexcept;
 
 std::string_view extension_of(ArchiveFormat format) noexcept;
 

@@ -16,6 +16,7 @@
 #include "gpuenv/package/archive_reader.hpp"
 #include "gpuenv/package/package_error.hpp"
 #include "gpuenv/package/stored_zip.hpp"
+#include "gpuenv/specs/package_filename.hpp"
 
 namespace gpuenv::package {
 
@@ -182,7 +183,7 @@ TarballSink write_tarball(const std::filesystem::path& file,
 
 void write_conda(const std::filesystem::path& temporary, const std::filesystem::path& output,
                  const std::vector<PackageMember>& members, int level) {
-  const std::string stem(archive_stem(output.filename().string()));
+  const std::string stem(specs::strip_package_extension(output.filename().string()));
   std::vector<const PackageMember*> info;
   std::vector<const PackageMember*> pkg;
   for (const auto& member : members) {

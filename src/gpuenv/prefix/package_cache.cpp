@@ -7,7 +7,6 @@
 #include <cstring>
 #include <future>
 
-#include "gpuenv/package/archive_format.hpp"
 #include "gpuenv/package/extract.hpp"
 #include "gpuenv/package/file_content.hpp"
 #include "gpuenv/package/package_error.hpp"
@@ -23,7 +22,7 @@ namespace gpuenv::prefix {
 namespace {
 
 std::string dist_of(const specs::PackageRecord& record) {
-  return std::string(package::archive_stem(package_filename(record)));
+  return std::string(specs::strip_package_extension(package_filename(record)));
 }
 
 // The cached entry was fetched for the same file when a hash both sides

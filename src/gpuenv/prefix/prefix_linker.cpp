@@ -213,210 +213,59 @@ void PrefixLinker::unlink_package(const PrefixRecord& record) {
   }
 }
 
-PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
-                                        const std::optional<PythonLayout>& python,
-                                        const std::string& requested_spec) {
-  const auto& metadata = package.metadata;
-  const auto record_package = merged_record(package.record, metadata.index);
-  const auto dist = record_package.dist_str();
-  const bool noarch_python = record_package.noarch == specs::NoarchType::python ||
-                             metadata.link.noarch == specs::NoarchType::python;
-  if (noarch_python && !python) {
-    throw PrefixError(dist + " is a noarch: python package, but the prefix will have no python "
-                             "package; add python to the environment");
-  }
-  if (noarch_python && !package::is_safe_relative_path(python->site_packages)) {
-    throw PrefixError("the python package's site-packages path '" + python->site_packages +
-                      "' is not a path inside the prefix; its repodata record is damaged");
-  }
-
-  // Plan every path before touching anything: which directories to
-  // create, which existing files are in the way.
-  std::vector<Planned> planned;
-  planned.reserve(metadata.paths.paths.size() + metadata.link.entry_points.size());
+// Everything link_package decides before it touches the prefix.
+struct PrefixLinker::LinkPlan {
+  specs::PackageRecord record_package;  // the repodata record, completed from index.json
+  std::string dist;
+  bool noarch_python = false;
+  std::vector<Planned> planned;  // files and entry points, in paths.json order
   std::vector<std::string> new_dirs;
-  std::vector<std::string> keep_dirs;
+  std::vector<std::string> keep_dirs;  // directories paths.json lists itself
   std::vector<const package::PathEntry*> directories;
   std::vector<std::pair<std::string, std::string>> in_the_way;  // path, previous owner
   std::unordered_set<std::string> targets;
+  std::string record_path;  // conda-meta/<dist>.json
+};
 
-  const auto plan = [&](Planned item) {
-    if (is_reserved(item.target) || !package::is_safe_relative_path(item.target)) {
-      throw PrefixError(dist + " would install '" + item.target +
-                        "', which packages may not write; the package is malformed");
-    }
-    if (!targets.insert(item.target).second) return;  // listed twice: once is enough
-    ensure_directory(parent_of(item.target), new_dirs);
-    if (const auto owner = linked_owners_.find(item.target); owner != linked_owners_.end()) {
-      clobbers_.push_back({item.target, dist, owner->second});
-      item.replaces_linked = true;
-    } else if (may_exist(item.target)) {
-      const auto parent = directories_->parent_of(item.target);
-      if (parent.fd < 0 && parent.error != ENOENT) {
-        throw PrefixError("cannot link " + dist + ": " +
-                          describe_unreachable(prefix_text_, item.target, parent.error));
-      }
-      struct stat info {};
-      if (parent.fd >= 0 &&
-          ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0) {
-        if (S_ISDIR(info.st_mode)) {
-          throw PrefixError("cannot link " + dist + ": " + item.target +
-                            " is a directory in the prefix, where the package has a file");
-        }
-        const auto owner = kept_owners_.find(item.target);
-        in_the_way.emplace_back(item.target, owner == kept_owners_.end() ? "" : owner->second);
-      }
-    }
-    planned.push_back(std::move(item));
-  };
+// How the plain files of one package were placed: conda records a package
+// as copied only when none of its files could be hard-linked.
+struct PrefixLinker::LinkTally {
+  bool any_hardlink = false;
+  bool any_plain_copy = false;
+};
 
-  for (const auto& entry : metadata.paths.paths) {
-    const auto target = noarch_python ? noarch_python_target(entry.path, *python) : entry.path;
-    if (entry.path_type == package::PathType::directory) {
-      if (is_reserved(target)) {
-        throw PrefixError(dist + " would create the directory '" + target +
-                          "', which packages may not write; the package is malformed");
-      }
-      ensure_directory(target, new_dirs);
-      keep_dirs.push_back(target);
-      directories.push_back(&entry);
-      continue;
-    }
-    plan({&entry, nullptr, target, false});
-  }
-  if (noarch_python) {
-    for (const auto& entry_point : metadata.link.entry_points) {
-      plan({nullptr, &entry_point, "bin/" + entry_point.command, false});
-    }
-  }
-  const std::string record_path = "conda-meta/" + prefix_record_filename(record_package);
-
-  if (options_.conflicts == PathConflictPolicy::prevent) {
-    std::vector<std::string> conflicts;
-    for (const auto& [path, owner] : in_the_way) conflicts.push_back(path + " (" + describe_owner(owner) + ")");
-    for (const auto& clobber : clobbers_) {
-      if (clobber.winner == dist) conflicts.push_back(clobber.path + " (" + clobber.previous_owner + ")");
-    }
-    if (!conflicts.empty()) {
-      std::string list;
-      for (std::size_t i = 0; i < conflicts.size() && i < 10; ++i) list += "\n  " + conflicts[i];
-      if (conflicts.size() > 10) list += "\n  ... and " + std::to_string(conflicts.size() - 10) + " more";
-      throw PrefixError(dist + " would overwrite paths that other files already occupy:" + list +
-                        "\nremove the conflicting package first, or allow clobbering");
-    }
-  }
-  for (const auto& [path, owner] : in_the_way) clobbers_.push_back({path, dist, owner});
-
-  // Files in the way move to the saved area (a rollback puts them back).
-  if (!in_the_way.empty()) {
-    SaveBlock block;
-    block.reason = SaveBlock::Reason::clobber;
-    block.package = dist;
-    const auto first_id = journal_.reserve_save_ids(in_the_way.size());
-    for (std::size_t i = 0; i < in_the_way.size(); ++i) {
-      block.paths.push_back({first_id + i, in_the_way[i].first});
-    }
-    journal_.record(block);
-    for (const auto& saved : block.paths) {
-      const auto parent = directories_->parent_of(saved.path);
-      if (parent.fd < 0) {
-        throw PrefixError("cannot link " + dist + ": " +
-                          describe_unreachable(prefix_text_, saved.path, parent.error));
-      }
-      if (::renameat(parent.fd, parent.name.c_str(), AT_FDCWD,
-                     journal_.saved_file(saved.id).c_str()) != 0) {
-        throw PrefixError("cannot move " + prefix_text_ + "/" + saved.path + " aside: " +
-                          std::strerror(errno));
-      }
-    }
-  }
-
-  CreateBlock create;
-  create.package = dist;
-  create.dirs = new_dirs;
-  create.keep_dirs = keep_dirs;
-  create.paths.reserve(planned.size() + 1);
-  for (const auto& item : planned) create.paths.push_back(item.target);
-  create.paths.push_back(record_path);
-  journal_.record(create);
-
-  directories_->forget();  // what planning found missing may be created below
-  for (const auto& dir : new_dirs) {
-    const auto parent = directories_->parent_of(dir);
-    if (parent.fd < 0) {
-      throw PrefixError("cannot link " + dist + ": " +
-                        describe_unreachable(prefix_text_, dir, parent.error));
-    }
-    if (::mkdirat(parent.fd, parent.name.c_str(), 0755) != 0 && errno != EEXIST) {
-      throw PrefixError("cannot create " + prefix_text_ + "/" + dir + ": " + std::strerror(errno));
-    }
-  }
-  directories_->forget();  // directories it found missing exist now
+PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
+                                        const std::optional<PythonLayout>& python,
+                                        const std::string& requested_spec) {
+  const LinkPlan plan = plan_link(package, python);
+  check_conflicts(plan);
+  move_aside(plan);
+  create_directories(plan);
 
   const DirectoryHandle source(package.extracted_dir);
   FilePlacement placement(*directories_, source.fd(), prefix_text_,
                           package.extracted_dir.string());
   PrefixRecord record;
-  record.package = record_package;
+  record.package = plan.record_package;
   record.has_paths_data = true;
-  record.paths.reserve(planned.size() + directories.size());
-  bool any_hardlink = false;
-  bool any_plain_copy = false;
+  record.paths.reserve(plan.planned.size() + plan.directories.size());
+  LinkTally tally;
   // Files the package's paths.json misdescribes are recorded as they are.
   std::unordered_map<std::string_view, const package::FileFacts*> actual;
   for (const auto& mismatch : package.mismatches) actual.emplace(mismatch.path, &mismatch.actual);
-  for (const auto& item : planned) {
+  for (const auto& item : plan.planned) {
     if (item.replaces_linked) {
       const auto parent = directories_->parent_of(item.target);
       if (parent.fd >= 0) ::unlinkat(parent.fd, parent.name.c_str(), 0);
     }
-    PrefixPathEntry path;
-    path.path = item.target;
-    if (item.entry_point != nullptr) {
-      const auto script =
-          entry_point_script(*item.entry_point, prefix_text_ + "/" + python->executable);
-      const auto placed = placement.write(item.target, script, 0755);
-      path.path_type = PrefixPathType::unix_python_entry_point;
-      path.sha256_in_prefix = placed.sha256_in_prefix;
-      path.size_in_bytes = placed.size;
-    } else {
-      const auto& entry = *item.entry;
-      path.sha256 = entry.sha256;
-      path.size_in_bytes = entry.size_in_bytes;
-      path.no_link = entry.no_link;
-      const bool symlink = entry.path_type == package::PathType::softlink ||
-                           (metadata.paths.from_legacy_files && placement.source_is_symlink(entry.path));
-      if (symlink) {
-        placement.symlink(entry.path, item.target);
-        path.path_type = PrefixPathType::softlink;
-        path.sha256_in_prefix = entry.sha256;
-      } else if (entry.has_prefix()) {
-        const auto placed = placement.replace_prefix(entry.path, item.target, entry);
-        path.prefix_placeholder = entry.prefix_placeholder;
-        path.file_mode = entry.file_mode;
-        path.sha256_in_prefix = placed.sha256_in_prefix;
-        path.size_in_bytes = placed.size;
-      } else {
-        bool cross_device = false;
-        const auto placed = placement.link_or_copy(
-            entry.path, item.target, entry,
-            options_.mode == LinkMode::hardlink && hardlinks_work_, cross_device);
-        if (cross_device) hardlinks_work_ = false;
-        (placed.copied ? any_plain_copy : any_hardlink) = true;
-        path.sha256_in_prefix = placed.sha256_in_prefix;
-        if (!path.size_in_bytes) path.size_in_bytes = placed.size;
-        if (const auto real = actual.find(entry.path); real != actual.end()) {
-          path.sha256_in_prefix = real->second->sha256;
-          path.size_in_bytes = real->second->size;
-        }
-      }
-    }
-    record.paths.push_back(std::move(path));
+    record.paths.push_back(item.entry_point != nullptr
+                               ? place_entry_point(item, *python, placement)
+                               : place_file(item, package, actual, placement, tally));
     count_linked_file();
   }
-  for (const auto* entry : directories) {
+  for (const auto* entry : plan.directories) {
     PrefixPathEntry path;
-    path.path = noarch_python ? noarch_python_target(entry->path, *python) : entry->path;
+    path.path = plan.noarch_python ? noarch_python_target(entry->path, *python) : entry->path;
     path.path_type = PrefixPathType::directory;
     record.paths.push_back(std::move(path));
   }
@@ -427,15 +276,215 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
   record.package_tarball_full_path = package.tarball.string();
   record.link_source = package.extracted_dir.string();
   // conda's link type: hard links unless the plain files had to be copied.
-  record.link_type = options_.mode == LinkMode::copy || (any_plain_copy && !any_hardlink)
+  record.link_type = options_.mode == LinkMode::copy || (tally.any_plain_copy && !tally.any_hardlink)
                          ? LinkType::copy
                          : LinkType::hardlink;
   record.requested_spec = requested_spec;
   if (!requested_spec.empty()) record.requested_specs = {requested_spec};
-  placement.write(record_path, prefix_record_json(record), 0644);
+  placement.write(plan.record_path, prefix_record_json(record), 0644);
 
-  for (const auto& item : planned) linked_owners_[item.target] = dist;
+  for (const auto& item : plan.planned) linked_owners_[item.target] = plan.dist;
   return record;
+}
+
+// Plans every path before anything is touched: which directories to create,
+// which existing files are in the way.
+PrefixLinker::LinkPlan PrefixLinker::plan_link(const CachedPackage& package,
+                                               const std::optional<PythonLayout>& python) {
+  const auto& metadata = package.metadata;
+  LinkPlan plan;
+  plan.record_package = merged_record(package.record, metadata.index);
+  plan.dist = plan.record_package.dist_str();
+  const std::string& dist = plan.dist;
+  plan.noarch_python = plan.record_package.noarch == specs::NoarchType::python ||
+                       metadata.link.noarch == specs::NoarchType::python;
+  if (plan.noarch_python && !python) {
+    throw PrefixError(dist + " is a noarch: python package, but the prefix will have no python "
+                             "package; add python to the environment");
+  }
+  if (plan.noarch_python && !package::is_safe_relative_path(python->site_packages)) {
+    throw PrefixError("the python package's site-packages path '" + python->site_packages +
+                      "' is not a path inside the prefix; its repodata record is damaged");
+  }
+  plan.planned.reserve(metadata.paths.paths.size() + metadata.link.entry_points.size());
+  for (const auto& entry : metadata.paths.paths) {
+    const auto target = plan.noarch_python ? noarch_python_target(entry.path, *python) : entry.path;
+    if (entry.path_type == package::PathType::directory) {
+      if (is_reserved(target)) {
+        throw PrefixError(dist + " would create the directory '" + target +
+                          "', which packages may not write; the package is malformed");
+      }
+      ensure_directory(target, plan.new_dirs);
+      plan.keep_dirs.push_back(target);
+      plan.directories.push_back(&entry);
+      continue;
+    }
+    plan_path(plan, {&entry, nullptr, target, false});
+  }
+  if (plan.noarch_python) {
+    for (const auto& entry_point : metadata.link.entry_points) {
+      plan_path(plan, {nullptr, &entry_point, "bin/" + entry_point.command, false});
+    }
+  }
+  plan.record_path = "conda-meta/" + prefix_record_filename(plan.record_package);
+  return plan;
+}
+
+// One file or entry point of the plan: its directory, and what is there now.
+void PrefixLinker::plan_path(LinkPlan& plan, Planned item) {
+  const std::string& dist = plan.dist;
+  if (is_reserved(item.target) || !package::is_safe_relative_path(item.target)) {
+    throw PrefixError(dist + " would install '" + item.target +
+                      "', which packages may not write; the package is malformed");
+  }
+  if (!plan.targets.insert(item.target).second) return;  // listed twice: once is enough
+  ensure_directory(parent_of(item.target), plan.new_dirs);
+  if (const auto owner = linked_owners_.find(item.target); owner != linked_owners_.end()) {
+    clobbers_.push_back({item.target, dist, owner->second});
+    item.replaces_linked = true;
+  } else if (may_exist(item.target)) {
+    const auto parent = directories_->parent_of(item.target);
+    if (parent.fd < 0 && parent.error != ENOENT) {
+      throw PrefixError("cannot link " + dist + ": " +
+                        describe_unreachable(prefix_text_, item.target, parent.error));
+    }
+    struct stat info {};
+    if (parent.fd >= 0 &&
+        ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0) {
+      if (S_ISDIR(info.st_mode)) {
+        throw PrefixError("cannot link " + dist + ": " + item.target +
+                          " is a directory in the prefix, where the package has a file");
+      }
+      const auto owner = kept_owners_.find(item.target);
+      plan.in_the_way.emplace_back(item.target, owner == kept_owners_.end() ? "" : owner->second);
+    }
+  }
+  plan.planned.push_back(std::move(item));
+}
+
+// Under PathConflictPolicy::prevent, refuses the package when it would
+// overwrite anything; otherwise records the clobbers.
+void PrefixLinker::check_conflicts(const LinkPlan& plan) {
+  if (options_.conflicts == PathConflictPolicy::prevent) {
+    std::vector<std::string> conflicts;
+    for (const auto& [path, owner] : plan.in_the_way) conflicts.push_back(path + " (" + describe_owner(owner) + ")");
+    for (const auto& clobber : clobbers_) {
+      if (clobber.winner == plan.dist) conflicts.push_back(clobber.path + " (" + clobber.previous_owner + ")");
+    }
+    if (!conflicts.empty()) {
+      std::string list;
+      for (std::size_t i = 0; i < conflicts.size() && i < 10; ++i) list += "\n  " + conflicts[i];
+      if (conflicts.size() > 10) list += "\n  ... and " + std::to_string(conflicts.size() - 10) + " more";
+      throw PrefixError(plan.dist + " would overwrite paths that other files already occupy:" + list +
+                        "\nremove the conflicting package first, or allow clobbering");
+    }
+  }
+  for (const auto& [path, owner] : plan.in_the_way) clobbers_.push_back({path, plan.dist, owner});
+}
+
+// Files in the way move to the saved area (a rollback puts them back).
+void PrefixLinker::move_aside(const LinkPlan& plan) {
+  if (plan.in_the_way.empty()) return;
+  SaveBlock block;
+  block.reason = SaveBlock::Reason::clobber;
+  block.package = plan.dist;
+  const auto first_id = journal_.reserve_save_ids(plan.in_the_way.size());
+  for (std::size_t i = 0; i < plan.in_the_way.size(); ++i) {
+    block.paths.push_back({first_id + i, plan.in_the_way[i].first});
+  }
+  journal_.record(block);
+  for (const auto& saved : block.paths) {
+    const auto parent = directories_->parent_of(saved.path);
+    if (parent.fd < 0) {
+      throw PrefixError("cannot link " + plan.dist + ": " +
+                        describe_unreachable(prefix_text_, saved.path, parent.error));
+    }
+    if (::renameat(parent.fd, parent.name.c_str(), AT_FDCWD,
+                   journal_.saved_file(saved.id).c_str()) != 0) {
+      throw PrefixError("cannot move " + prefix_text_ + "/" + saved.path + " aside: " +
+                        std::strerror(errno));
+    }
+  }
+}
+
+// Journals what the package will create (a rollback removes it), then
+// creates the missing directories.
+void PrefixLinker::create_directories(const LinkPlan& plan) {
+  CreateBlock create;
+  create.package = plan.dist;
+  create.dirs = plan.new_dirs;
+  create.keep_dirs = plan.keep_dirs;
+  create.paths.reserve(plan.planned.size() + 1);
+  for (const auto& item : plan.planned) create.paths.push_back(item.target);
+  create.paths.push_back(plan.record_path);
+  journal_.record(create);
+
+  directories_->forget();  // what planning found missing may be created below
+  for (const auto& dir : plan.new_dirs) {
+    const auto parent = directories_->parent_of(dir);
+    if (parent.fd < 0) {
+      throw PrefixError("cannot link " + plan.dist + ": " +
+                        describe_unreachable(prefix_text_, dir, parent.error));
+    }
+    if (::mkdirat(parent.fd, parent.name.c_str(), 0755) != 0 && errno != EEXIST) {
+      throw PrefixError("cannot create " + prefix_text_ + "/" + dir + ": " + std::strerror(errno));
+    }
+  }
+  directories_->forget();  // directories it found missing exist now
+}
+
+// A noarch: python entry point: a script written for the prefix's python.
+PrefixPathEntry PrefixLinker::place_entry_point(const Planned& item, const PythonLayout& python,
+                                                FilePlacement& placement) {
+  PrefixPathEntry path;
+  path.path = item.target;
+  const auto script = entry_point_script(*item.entry_point, prefix_text_ + "/" + python.executable);
+  const auto placed = placement.write(item.target, script, 0755);
+  path.path_type = PrefixPathType::unix_python_entry_point;
+  path.sha256_in_prefix = placed.sha256_in_prefix;
+  path.size_in_bytes = placed.size;
+  return path;
+}
+
+// One file of the package: a symbolic link, a copy with the prefix
+// replaced, or a hard link (a copy across filesystems).
+PrefixPathEntry PrefixLinker::place_file(
+    const Planned& item, const CachedPackage& package,
+    const std::unordered_map<std::string_view, const package::FileFacts*>& actual,
+    FilePlacement& placement, LinkTally& tally) {
+  const auto& entry = *item.entry;
+  PrefixPathEntry path;
+  path.path = item.target;
+  path.sha256 = entry.sha256;
+  path.size_in_bytes = entry.size_in_bytes;
+  path.no_link = entry.no_link;
+  const bool symlink = entry.path_type == package::PathType::softlink ||
+                       (package.metadata.paths.from_legacy_files && placement.source_is_symlink(entry.path));
+  if (symlink) {
+    placement.symlink(entry.path, item.target);
+    path.path_type = PrefixPathType::softlink;
+    path.sha256_in_prefix = entry.sha256;
+  } else if (entry.has_prefix()) {
+    const auto placed = placement.replace_prefix(entry.path, item.target, entry);
+    path.prefix_placeholder = entry.prefix_placeholder;
+    path.file_mode = entry.file_mode;
+    path.sha256_in_prefix = placed.sha256_in_prefix;
+    path.size_in_bytes = placed.size;
+  } else {
+    bool cross_device = false;
+    const auto placed = placement.link_or_copy(
+        entry.path, item.target, entry, options_.mode == LinkMode::hardlink && hardlinks_work_,
+        cross_device);
+    if (cross_device) hardlinks_work_ = false;
+    (placed.copied ? tally.any_plain_copy : tally.any_hardlink) = true;
+    path.sha256_in_prefix = placed.sha256_in_prefix;
+    if (!path.size_in_bytes) path.size_in_bytes = placed.size;
+    if (const auto real = actual.find(entry.path); real != actual.end()) {
+      path.sha256_in_prefix = real->second->sha256;
+      path.size_in_bytes = real->second->size;
+    }
+  }
+  return path;
 }
 
 }  // namespace gpuenv::prefix

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -26,6 +27,8 @@
 #include "gpuenv/prefix/transaction_journal.hpp"
 
 namespace gpuenv::prefix {
+
+class FilePlacement;
 
 enum class PathConflictPolicy {
   clobber,  // the later package's file wins; the clobber is reported (conda's default)
@@ -81,6 +84,20 @@ class PrefixLinker {
 
  private:
   struct Planned;
+  struct LinkPlan;
+  struct LinkTally;
+  // The steps of link_package, in order.
+  LinkPlan plan_link(const CachedPackage& package, const std::optional<PythonLayout>& python);
+  void plan_path(LinkPlan& plan, Planned item);
+  void check_conflicts(const LinkPlan& plan);
+  void move_aside(const LinkPlan& plan);
+  void create_directories(const LinkPlan& plan);
+  PrefixPathEntry place_entry_point(const Planned& item, const PythonLayout& python,
+                                    FilePlacement& placement);
+  PrefixPathEntry place_file(const Planned& item, const CachedPackage& package,
+                             const std::unordered_map<std::string_view, const package::FileFacts*>& actual,
+                             FilePlacement& placement, LinkTally& tally);
+
   void ensure_directory(const std::string& dir, std::vector<std::string>& to_create);
   bool may_exist(const std::string& path) const;
   void count_linked_file();

@@ -75,6 +75,50 @@ std::string script_failure(const LinkScriptRun& run, const std::string& dist) {
          std::to_string(run.exit_code) + "); its output:\n" + run.output;
 }
 
+// What the transaction does to the installed packages, checked before
+// anything changes: what it unlinks must be there, what it links must not
+// be (unless unlinked too), and one package of each name.
+struct InstalledChange {
+  std::vector<const PrefixRecord*> to_unlink;
+  std::vector<PrefixRecord> kept;
+};
+
+InstalledChange check_against_installed(const std::vector<PrefixRecord>& installed,
+                                        const Transaction& transaction,
+                                        const std::filesystem::path& prefix) {
+  std::map<std::string, const PrefixRecord*> by_dist;
+  for (const auto& record : installed) by_dist[record.package.dist_str()] = &record;
+
+  InstalledChange change;
+  std::set<std::string> unlinking;
+  for (const auto& package : transaction.unlink) {
+    const auto found = by_dist.find(package.dist_str());
+    if (found == by_dist.end()) {
+      throw PrefixError("cannot remove " + package.dist_str() + " from " + prefix.string() +
+                        ": it is not installed there (conda-meta has no " +
+                        prefix_record_filename(package) + "); the prefix was not changed");
+    }
+    if (unlinking.insert(found->first).second) change.to_unlink.push_back(found->second);
+  }
+  std::set<std::string> linking;
+  for (const auto& package : transaction.link) {
+    const auto dist = package.dist_str();
+    if (by_dist.contains(dist) && !unlinking.contains(dist)) {
+      throw PrefixError(dist + " is already installed in " + prefix.string() +
+                        "; to reinstall it, unlink it in the same transaction. The prefix was "
+                        "not changed");
+    }
+    if (!linking.insert(package.name).second) {
+      throw PrefixError("the transaction links two packages named " + package.name +
+                        "; a prefix holds one version of each package. The prefix was not changed");
+    }
+  }
+  for (const auto& record : installed) {
+    if (!unlinking.contains(record.package.dist_str())) change.kept.push_back(record);
+  }
+  return change;
+}
+
 bool is_noarch_python(const CachedPackage& package) {
   return package.record.noarch == specs::NoarchType::python ||
          package.metadata.link.noarch == specs::NoarchType::python ||
@@ -138,37 +182,9 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
 
   auto installed = read_prefix_records(prefix);
   result.warnings = std::move(installed.problems);
-  std::map<std::string, const PrefixRecord*> by_dist;
-  for (const auto& record : installed.records) by_dist[record.package.dist_str()] = &record;
-
-  std::vector<const PrefixRecord*> to_unlink;
-  std::set<std::string> unlinking;
-  for (const auto& package : transaction.unlink) {
-    const auto found = by_dist.find(package.dist_str());
-    if (found == by_dist.end()) {
-      throw PrefixError("cannot remove " + package.dist_str() + " from " + prefix.string() +
-                        ": it is not installed there (conda-meta has no " +
-                        prefix_record_filename(package) + "); the prefix was not changed");
-    }
-    if (unlinking.insert(found->first).second) to_unlink.push_back(found->second);
-  }
-  std::set<std::string> linking;
-  for (const auto& package : transaction.link) {
-    const auto dist = package.dist_str();
-    if (by_dist.contains(dist) && !unlinking.contains(dist)) {
-      throw PrefixError(dist + " is already installed in " + prefix.string() +
-                        "; to reinstall it, unlink it in the same transaction. The prefix was "
-                        "not changed");
-    }
-    if (!linking.insert(package.name).second) {
-      throw PrefixError("the transaction links two packages named " + package.name +
-                        "; a prefix holds one version of each package. The prefix was not changed");
-    }
-  }
-  std::vector<PrefixRecord> kept;
-  for (const auto& record : installed.records) {
-    if (!unlinking.contains(record.package.dist_str())) kept.push_back(record);
-  }
+  const InstalledChange change = check_against_installed(installed.records, transaction, prefix);
+  const auto& to_unlink = change.to_unlink;
+  const auto& kept = change.kept;
 
   // The python noarch: python packages go to: the one being linked (its
   // cached index.json may know the site-packages path its record lacks),

@@ -104,12 +104,6 @@ inline void binary_to_hex(const unsigned char* binary, std::size_t bytes, char* 
   }
 }
 
-inline std::string_view stem_of(std::string_view filename) noexcept {
-  if (filename.ends_with(".conda")) return filename.substr(0, filename.size() - 6);
-  if (filename.ends_with(".tar.bz2")) return filename.substr(0, filename.size() - 8);
-  return filename;
-}
-
 class Encoder {
  public:
   void clear() { bytes_.clear(); }

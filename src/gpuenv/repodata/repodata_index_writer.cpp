@@ -18,6 +18,7 @@
 #include "gpuenv/repodata/repodata_index_format.hpp"
 #include "gpuenv/repodata/repodata_parser.hpp"
 #include "gpuenv/repodata/repodata_stream.hpp"
+#include "gpuenv/specs/package_filename.hpp"
 
 namespace gpuenv::repodata {
 namespace {
@@ -42,7 +43,7 @@ class IndexWriter final : public RecordSink, public RecordStreamSink {
     info.offset = file_.bytes_written() + buffer_.size();
     info.name = name_index(record.name);
     info.conda = record.archive == ArchiveKind::conda;
-    info.stem_hash = text_hash(stem_of(record.filename));
+    info.stem_hash = text_hash(specs::strip_package_extension(record.filename));
     records_.push_back(info);
     encode(record);
     if (buffer_.size() >= buffer_limit) flush();
@@ -288,7 +289,8 @@ class IndexWriter final : public RecordSink, public RecordStreamSink {
         const auto& twin = records_[table[slot] - 1];
         if (twin.stem_hash != info.stem_hash) continue;
         if (own.empty()) own = filename_at(info.offset);
-        if (stem_of(filename_at(twin.offset)) == stem_of(own)) {
+        if (specs::strip_package_extension(filename_at(twin.offset)) ==
+            specs::strip_package_extension(own)) {
           info.superseded = true;
           ++superseded;
           break;

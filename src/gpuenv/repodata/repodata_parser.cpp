@@ -9,6 +9,7 @@
 #include "gpuenv/repodata/json_reading.hpp"
 #include "gpuenv/repodata/padded_file.hpp"
 #include "gpuenv/repodata/record_reader.hpp"
+#include "gpuenv/specs/package_filename.hpp"
 
 namespace gpuenv::repodata {
 
@@ -20,15 +21,8 @@ namespace {
 
 namespace ondemand = simdjson::ondemand;
 
-bool is_package_filename(std::string_view key) noexcept {
-  return key.ends_with(".conda") || key.ends_with(".tar.bz2");
-}
-
-std::string_view stem_of(std::string_view filename) noexcept {
-  if (filename.ends_with(".conda")) return filename.substr(0, filename.size() - 6);
-  if (filename.ends_with(".tar.bz2")) return filename.substr(0, filename.size() - 8);
-  return filename;
-}
+using specs::is_package_file_name;
+using specs::strip_package_extension;
 
 // Where the first invalid UTF-8 sequence starts (simdjson only says that
 // there is one).
@@ -99,9 +93,9 @@ class DocumentParser {
         has_sections = true;
         if (options_.only_tar_bz2) continue;
         if (auto error = collect_conda_names(value)) return error;
-      } else if (is_package_filename(key)) {
+      } else if (is_package_file_name(key)) {
         has_package_keys = true;
-        if (key.ends_with(".conda")) conda_stems_.insert(stem_of(key));
+        if (key.ends_with(".conda")) conda_stems_.insert(strip_package_extension(key));
       }
     }
     summary_.header.flat_index = !has_sections && has_package_keys;
@@ -117,7 +111,7 @@ class DocumentParser {
       ondemand::field field;
       if (auto error = std::move(field_result).get(field)) return error;
       const std::string_view filename = json::raw_key(field);
-      if (filename.ends_with(".conda")) conda_stems_.insert(stem_of(filename));
+      if (filename.ends_with(".conda")) conda_stems_.insert(strip_package_extension(filename));
     }
     return simdjson::SUCCESS;
   }
@@ -132,7 +126,7 @@ class DocumentParser {
       const std::string_view key = json::raw_key(field);
       ondemand::value value = field.value();
       if (summary_.header.flat_index) {
-        if (!is_package_filename(key)) continue;
+        if (!is_package_file_name(key)) continue;
         if (auto error = emit_record(key, value)) return error;
       } else if (key == "packages" || (key == "packages.conda" && !options_.only_tar_bz2)) {
         if (auto error = emit_section(value)) return error;
@@ -161,7 +155,7 @@ class DocumentParser {
 
   simdjson::error_code emit_record(std::string_view filename, ondemand::value& value) {
     const ArchiveKind kind = archive_kind_of(filename);
-    if (kind == ArchiveKind::tar_bz2 && conda_stems_.contains(stem_of(filename))) {
+    if (kind == ArchiveKind::tar_bz2 && conda_stems_.contains(strip_package_extension(filename))) {
       ++summary_.superseded_tar_bz2;
       return simdjson::SUCCESS;
     }

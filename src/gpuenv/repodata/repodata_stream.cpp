@@ -13,6 +13,7 @@
 
 #include "gpuenv/repodata/json_reading.hpp"
 #include "gpuenv/repodata/record_reader.hpp"
+#include "gpuenv/specs/package_filename.hpp"
 
 // How a chunk is cut and why the cut is safe.
 //
@@ -41,9 +42,7 @@ constexpr std::size_t boundary_lookahead = 4096;  // a package file name plus `"
 
 bool is_space(char c) noexcept { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-bool is_package_filename(std::string_view key) noexcept {
-  return key.ends_with(".conda") || key.ends_with(".tar.bz2");
-}
+using specs::is_package_file_name;
 
 // The file through a window of memory that slides forward. Offsets are file
 // offsets; the window keeps a few bytes before the current position so that
@@ -233,7 +232,7 @@ class StreamParser {
         if (peek(at) != '{') return fail("a package section is not an object");
         if (!parse_section(at + 1, at)) return false;
       } else {
-        if (is_package_filename(key)) return fail("conda's flat index shape");
+        if (is_package_file_name(key)) return fail("conda's flat index shape");
         const auto end = value_end(at);
         if (!end) return fail("unreadable top-level value");
         if (key == "info" || key == "removed" || key == "repodata_version") {
@@ -306,7 +305,7 @@ class StreamParser {
     }
     if (i >= limit) return false;
     const std::string_view key(window_.at(key_begin), static_cast<std::size_t>(i - key_begin));
-    if (!is_package_filename(key)) return false;
+    if (!is_package_file_name(key)) return false;
     i = skip(i + 1);
     if (i >= limit || window_.byte(i) != ':') return false;
     i = skip(i + 1);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/spec_parsing.hpp"
 
 namespace gpuenv::specs {
 
@@ -27,6 +28,11 @@ constexpr std::array<std::pair<std::string_view, BuildNumberSpec::Operator>, 7> 
 }  // namespace
 
 BuildNumberSpec BuildNumberSpec::parse(std::string_view text) {
+  return detail::parse_build_number_spec(text).value_or_throw();
+}
+
+detail::Parsed<BuildNumberSpec> detail::parse_build_number_spec(std::string_view text) {
+  using Operator = BuildNumberSpec::Operator;
   std::size_t pos = 0;
   auto skip_spaces = [&] {
     while (pos < text.size() && is_space(text[pos])) ++pos;
@@ -35,7 +41,7 @@ BuildNumberSpec BuildNumberSpec::parse(std::string_view text) {
   while (end > 0 && is_space(text[end - 1])) --end;
   skip_spaces();
   const std::string_view body = text.substr(pos, end - pos);
-  if (body.empty() || body == "*") return any();
+  if (body.empty() || body == "*") return BuildNumberSpec::any();
 
   Operator op = Operator::equal;
   for (const auto& [spelling, candidate] : operators) {
@@ -47,19 +53,19 @@ BuildNumberSpec BuildNumberSpec::parse(std::string_view text) {
   }
   skip_spaces();
   if (pos >= end) {
-    throw SpecError(kind_name, text, "expected a build number", pos + 1);
+    return SpecError(kind_name, text, "expected a build number", pos + 1);
   }
   std::uint64_t number = 0;
   for (std::size_t i = pos; i < end; ++i) {
     const char c = text[i];
     if (c < '0' || c > '9') {
-      throw SpecError(kind_name, text,
-                      std::string("unexpected character '") + c + "' (build numbers are integers)",
-                      i + 1);
+      return SpecError(kind_name, text,
+                       std::string("unexpected character '") + c + "' (build numbers are integers)",
+                       i + 1);
     }
     const auto digit = static_cast<std::uint64_t>(c - '0');
     if (number > (UINT64_MAX - digit) / 10) {
-      throw SpecError(kind_name, text, "build number too large", pos + 1);
+      return SpecError(kind_name, text, "build number too large", pos + 1);
     }
     number = number * 10 + digit;
   }

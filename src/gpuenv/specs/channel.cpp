@@ -3,20 +3,18 @@
 #include <algorithm>
 #include <cctype>
 
+#include "gpuenv/specs/match_spec_syntax.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/spec_parsing.hpp"
 
 namespace gpuenv::specs {
+
+using spec_syntax::trim;
+
 namespace {
 
 bool is_ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
 
 std::string_view strip_trailing_slashes(std::string_view text) {
   while (text.size() > 1 && (text.back() == '/' || text.back() == '\\')) text.remove_suffix(1);
@@ -126,16 +124,6 @@ bool looks_like_path(std::string_view text) noexcept {
          (text.size() == 2 || text[2] == '\\' || text[2] == '/');
 }
 
-bool is_package_file_name(std::string_view text) noexcept {
-  return text.ends_with(".conda") || text.ends_with(".tar.bz2");
-}
-
-std::string_view strip_package_extension(std::string_view filename) noexcept {
-  if (filename.ends_with(".conda")) return filename.substr(0, filename.size() - 6);
-  if (filename.ends_with(".tar.bz2")) return filename.substr(0, filename.size() - 8);
-  return filename;
-}
-
 std::string percent_decode(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -204,56 +192,57 @@ class ChannelResolver {
   ChannelResolver(std::string_view text, const ChannelContext& context)
       : text_(trim(text)), context_(context) {}
 
-  Channel resolve(int depth = 0) {
+  detail::Parsed<Channel> resolve(int depth = 0) {
     channel_.original_ = std::string(text_);
-    if (text_.empty()) fail("a channel cannot be empty");
+    if (text_.empty()) return failure("a channel cannot be empty");
+    detail::Failure failed;
     if (has_url_scheme(text_)) {
-      from_url(text_);
+      failed = from_url(text_);
     } else if (looks_like_path(text_)) {
-      from_path();
+      failed = from_path();
     } else {
-      from_name(depth);
+      failed = from_name(depth);
     }
+    if (failed) return std::move(*failed);
     return std::move(channel_);
   }
 
  private:
-  [[noreturn]] void fail(std::string_view reason) const {
-    throw SpecError("channel", text_, reason);
-  }
+  SpecError failure(std::string_view reason) const { return SpecError("channel", text_, reason); }
 
-  void from_path() {
-    from_url(path_to_file_url(text_, context_));
+  detail::Failure from_path() {
+    if (auto failed = from_url(path_to_file_url(text_, context_))) return failed;
     const int dropped = (channel_.package_filename_.empty() ? 0 : 1) + (channel_.platform_ ? 1 : 0);
     channel_.name_ = std::string(drop_trailing_components(text_, dropped));
+    return std::nullopt;
   }
 
-  void from_url(std::string_view url) {
+  detail::Failure from_url(std::string_view url) {
     auto parts = split_url(url);
-    if (parts.host.empty() && parts.path.empty()) fail("the URL names no channel");
+    if (parts.host.empty() && parts.path.empty()) return failure("the URL names no channel");
     // `https://host/a/b://c` would name the channel `a/b://c`, which reads
     // back as a URL of its own (fuzz finding): one scheme per URL.
-    if (parts.path.find("://") != std::string::npos) fail("the URL holds '://' twice");
+    if (parts.path.find("://") != std::string::npos) return failure("the URL holds '://' twice");
     // Brackets would read back as libmamba's `channel[subdir]` and control
     // characters cannot be printed back faithfully (fuzz findings). A host
     // may only use brackets for an IPv6 literal: `http://[::1]:8000`.
     if (std::any_of(url.begin(), url.end(), [](char c) {
           return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
         })) {
-      fail("the URL holds a control character");
+      return failure("the URL holds a control character");
     }
     // `https://alias//x` would name the channel `/x`, which reads back as a
     // local path (fuzz finding).
-    if (parts.path.find("//") != std::string::npos) fail("the URL's path has an empty part ('//')");
+    if (parts.path.find("//") != std::string::npos) return failure("the URL's path has an empty part ('//')");
     if (parts.path.find_first_of("[]") != std::string::npos) {
-      fail("'[' and ']' cannot appear in a channel URL's path: percent-encode them as %5B and %5D");
+      return failure("'[' and ']' cannot appear in a channel URL's path: percent-encode them as %5B and %5D");
     }
     if (const auto close = parts.host.find(']');
         parts.host.find_first_of("[]") != std::string::npos &&
         (!parts.host.starts_with('[') || close == std::string::npos ||
          parts.host.find_first_of("[]", 1) != close ||
          (close + 1 < parts.host.size() && parts.host[close + 1] != ':'))) {
-      fail("'[' and ']' in a URL's host only enclose an IPv6 address, as in http://[::1]:8000");
+      return failure("'[' and ']' in a URL's host only enclose an IPv6 address, as in http://[::1]:8000");
     }
     channel_.credentials_ = parts.credentials;
     if (parts.path.starts_with("/t/")) {
@@ -263,7 +252,7 @@ class ChannelResolver {
       parts.path = token_end == std::string::npos ? std::string() : parts.path.substr(token_end);
       // A second /t/<x> would be read as the token once the URL is printed
       // without the first one, changing the channel (fuzz finding).
-      if (parts.path.starts_with("/t/")) fail("the URL has more than one /t/<token> part");
+      if (parts.path.starts_with("/t/")) return failure("the URL has more than one /t/<token> part");
     }
     if (auto [head, last] = split_last_component(parts.path); is_package_file_name(last)) {
       channel_.package_filename_ = percent_decode(last);
@@ -278,6 +267,7 @@ class ChannelResolver {
     const std::string base = join_base(parts);
     channel_.base_urls_ = {base};
     name_from_base_url(base, parts);
+    return std::nullopt;
   }
 
   // conda's rules for naming a channel given by URL: a default channel, a
@@ -313,23 +303,19 @@ class ChannelResolver {
     }
   }
 
-  void from_name(int depth) {
+  detail::Failure from_name(int depth) {
     std::string_view name = strip_trailing_slashes(text_);
     if (!is_valid_channel_name(name)) {
-      fail("not a channel name, URL or path (names use letters, digits and _ . + - /)");
+      return failure("not a channel name, URL or path (names use letters, digits and _ . + - /)");
     }
     if (auto [head, last] = split_last_component(name); !head.empty() && is_known_subdir(last)) {
       channel_.platform_ = std::string(last);
       name = head;
     }
-    if (name == "defaults") {
-      from_members(name, context_.default_channels, depth);
-      return;
-    }
+    if (name == "defaults") return from_members(name, context_.default_channels, depth);
     if (const auto multi = context_.custom_multichannels.find(std::string(name));
         multi != context_.custom_multichannels.end()) {
-      from_members(name, multi->second, depth);
-      return;
+      return from_members(name, multi->second, depth);
     }
     for (const auto& default_url : context_.default_channels) {
       const auto parts = split_url(normalized_url(default_url));
@@ -337,36 +323,39 @@ class ChannelResolver {
       if (!default_name.empty() && starts_with_component(name, default_name)) {
         channel_.base_urls_ = {parts.scheme + "://" + parts.host + "/" + std::string(name)};
         set_names(std::string(name), name == default_name ? "defaults" : std::string(name));
-        return;
+        return std::nullopt;
       }
     }
     for (const auto& [custom_name, prefix] : context_.custom_channels) {
       if (starts_with_component(name, custom_name)) {
         channel_.base_urls_ = {normalized_url(prefix) + "/" + std::string(name)};
         set_names(std::string(name), std::string(name));
-        return;
+        return std::nullopt;
       }
     }
     channel_.base_urls_ = {normalized_url(context_.channel_alias) + "/" + std::string(name)};
     set_names(std::string(name), std::string(name));
+    return std::nullopt;
   }
 
-  void from_members(std::string_view multichannel_name, const std::vector<std::string>& members,
-                    int depth) {
+  detail::Failure from_members(std::string_view multichannel_name,
+                               const std::vector<std::string>& members, int depth) {
     // A multichannel naming itself (or another multichannel forever) would
     // never end; conda does not nest them either.
-    if (depth > 0) fail("a multichannel cannot contain another multichannel");
-    if (members.empty()) fail("the multichannel has no channels");
+    if (depth > 0) return failure("a multichannel cannot contain another multichannel");
+    if (members.empty()) return failure("the multichannel has no channels");
     const std::string name(multichannel_name);
     channel_.multichannel_ = true;
     channel_.name_ = name;
     channel_.canonical_name_ = name;
     channel_.member_names_ = {name};
     for (const auto& member : members) {
-      const Channel resolved = ChannelResolver(member, context_).resolve(depth + 1);
-      channel_.base_urls_.push_back(resolved.base_url());
-      channel_.member_names_.push_back(resolved.name());
+      auto resolved = ChannelResolver(member, context_).resolve(depth + 1);
+      if (!resolved) return resolved.error();
+      channel_.base_urls_.push_back(resolved->base_url());
+      channel_.member_names_.push_back(resolved->name());
     }
+    return std::nullopt;
   }
 
   void set_names(std::string name, std::string canonical) {
@@ -390,6 +379,10 @@ class ChannelResolver {
 };
 
 Channel Channel::parse(std::string_view text, const ChannelContext& context) {
+  return ChannelResolver(text, context).resolve().value_or_throw();
+}
+
+detail::Parsed<Channel> detail::parse_channel(std::string_view text, const ChannelContext& context) {
   return ChannelResolver(text, context).resolve();
 }
 
@@ -430,8 +423,9 @@ bool Channel::contains_record_channel(std::string_view record_channel) const {
       }
     }
     // Read it with an empty context: only the URL's own shape matters here.
-    const Channel other = ChannelResolver(record_channel, ChannelContext{}).resolve();
-    return std::find(base_urls_.begin(), base_urls_.end(), other.base_url()) != base_urls_.end();
+    // A record channel that is no channel URL (a damaged record) is not this one.
+    const auto other = ChannelResolver(record_channel, ChannelContext{}).resolve();
+    return other && std::find(base_urls_.begin(), base_urls_.end(), other->base_url()) != base_urls_.end();
   }
   std::string_view name = strip_trailing_slashes(record_channel);
   if (auto [head, last] = split_last_component(name); !head.empty() && is_known_subdir(last)) {

@@ -8,6 +8,9 @@
 #include <string_view>
 #include <vector>
 
+// is_package_file_name and strip_package_extension, which channel parsing
+// uses, came from here first; callers still find them through this header.
+#include "gpuenv/specs/package_filename.hpp"
 #include "gpuenv/specs/platform.hpp"
 
 namespace gpuenv::specs {
@@ -108,10 +111,6 @@ class Channel {
 bool has_url_scheme(std::string_view text) noexcept;
 // A path by CEP 26's rules: `/x`, `./x`, `../x`, `~/x`, `\x`, `C:\x`, `C:/x`.
 bool looks_like_path(std::string_view text) noexcept;
-// Ends with ".conda" or ".tar.bz2".
-bool is_package_file_name(std::string_view text) noexcept;
-// "pkg-1.0-0.conda" -> "pkg-1.0-0".
-std::string_view strip_package_extension(std::string_view filename) noexcept;
 // A local path as a file:// URL: `~` and relative paths resolved with the
 // context's directories when known, backslashes turned into slashes, Windows
 // drives as file:///C:/... . Characters are not percent-encoded (conda

@@ -1,6 +1,5 @@
 // MatchSpec fields, derived properties and matching. Parsing is in
-// match_spec_parse.cpp, printing in match_spec_print.cpp and
-// match_spec_libmamba.cpp.
+// match_spec_parse.cpp, printing in match_spec_print.cpp.
 #include "gpuenv/specs/match_spec.hpp"
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include "gpuenv/specs/match_spec_extra.hpp"
 #include "gpuenv/specs/match_spec_syntax.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/spec_parsing.hpp"
 
 namespace gpuenv::specs {
 namespace {
@@ -64,11 +64,8 @@ bool ChannelMatcher::matches(std::string_view record_channel) const {
       // conda matches patterns against the record channel's canonical name,
       // so `conda-*` matches https://conda.anaconda.org/conda-forge/linux-64.
       if (has_url_scheme(record_channel)) {
-        try {
-          return pattern_->matches(Channel::parse(record_channel).canonical_name());
-        } catch (const SpecError&) {
-          return false;
-        }
+        const auto channel = detail::parse_channel(record_channel, ChannelContext{});
+        return channel && pattern_->matches(channel->canonical_name());
       }
       return false;
   }

@@ -50,8 +50,9 @@ class ChannelMatcher {
 //
 // Reading follows conda (conda/models/match_spec.py, CEP 29): keyword values
 // in brackets override positional ones (the name excepted), `name=1.2` is
-// `1.2*`, `name=1.2=build` and `name 1.2 build` are `==1.2`. The libmamba and
-// rattler printers exist so gpuenv can speak those tools' dialects.
+// `1.2*`, `name=1.2=build` and `name 1.2 build` are `==1.2`. libmamba's and
+// rattler's printed forms, which only the conformance tests compare, live in
+// tests/unit/specs/support.
 class MatchSpec {
  public:
   // The spec matching every package (`*`).
@@ -144,19 +145,6 @@ class MatchSpec {
   std::string conda_build_form() const;
   // `name=version=build`, conda env export's form.
   std::string conda_env_form() const;
-  // libmamba's MatchSpec::to_string / conda_build_form / field printers, as
-  // libmamba reads this spec's text (it differs from conda on `name=1.0=bld`,
-  // on bracket precedence, and it groups `,` and `|` its own way).
-  std::string str_libmamba() const;
-  std::string conda_build_form_libmamba() const;
-  std::string version_str_libmamba() const;
-  std::string build_number_str_libmamba() const;
-  std::string channel_str_libmamba() const;
-  // Nodes of libmamba's version expression tree (`>=1,<2` is 3; free is 1).
-  std::size_t version_expression_size_libmamba() const;
-  // rattler's printed version and build number (`==1.2`, `1.2.*`).
-  std::string version_str_rattler() const;
-  std::string build_number_str_rattler() const;
 
   // Same fields with the same constraints (the original text is not compared).
   friend bool operator==(const MatchSpec& a, const MatchSpec& b) noexcept;
@@ -165,7 +153,6 @@ class MatchSpec {
   struct Extra;
   friend class MatchSpecParser;
   friend class MatchSpecPrinter;
-  friend class LibmambaSpecView;
 
   StringMatcher name_;
   VersionSpec version_;

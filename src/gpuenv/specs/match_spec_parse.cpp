@@ -6,6 +6,7 @@
 #include "gpuenv/specs/match_spec_extra.hpp"
 #include "gpuenv/specs/match_spec_syntax.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/spec_parsing.hpp"
 
 namespace gpuenv::specs {
 
@@ -81,6 +82,15 @@ class MatchSpecParser {
         mode_(mode),
         nameless_(nameless),
         depth_(depth) {}
+
+  // A `when=` condition inside `enclosing`, written at `where` there.
+  MatchSpecParser(std::string_view text, const MatchSpecParser& enclosing, std::string_view where)
+      : text_(text),
+        reporter_(text_, enclosing.reporter_, where),
+        context_(enclosing.context_),
+        mode_(enclosing.mode_),
+        nameless_(false),
+        depth_(enclosing.depth_ + 1) {}
 
   MatchSpec parse() {
     spec_.original_ = std::string(text_);
@@ -227,10 +237,8 @@ class MatchSpecParser {
       }
     }
     if (mode_ == ParseMode::strict) {
-      try {
-        (void)VersionSpec::parse(version, ParseMode::strict);
-      } catch (const SpecError& error) {
-        fail(error.reason() + " (rattler's strict mode)", where);
+      if (const auto strict = detail::parse_version_spec(version, ParseMode::strict); !strict) {
+        fail(strict.error().reason() + " (rattler's strict mode)", where);
       }
     }
   }
@@ -238,14 +246,14 @@ class MatchSpecParser {
   void set_version(const std::string& text, std::string_view where) {
     const ParseMode version_mode =
         mode_ == ParseMode::lenient ? ParseMode::lenient : ParseMode::conda;
-    try {
-      spec_.version_ = VersionSpec::parse(text, version_mode);
-    } catch (const SpecError& error) {
+    auto version = detail::parse_version_spec(text, version_mode);
+    if (!version) {
+      const SpecError& error = version.error();
       std::size_t column = reporter_.column_of(where);
       if (column > 0 && error.column() > 0 && where.starts_with(text)) column += error.column() - 1;
-      throw SpecError("match spec", text_, "invalid version '" + text + "': " + error.reason(),
-                      column);
+      reporter_.fail_at_column("invalid version '" + text + "': " + error.reason(), column);
     }
+    spec_.version_ = std::move(*version);
     // `*` says nothing; conda drops it from the spec (`name[version=*]` is `name`).
     if (spec_.version_.is_explicitly_free()) {
       spec_.version_ = VersionSpec();
@@ -285,11 +293,11 @@ class MatchSpecParser {
     if (pattern.find('#') != std::string_view::npos) {
       fail("'" + std::string(pattern) + "' cannot contain '#'", where);
     }
-    try {
-      return StringMatcher::parse(pattern, case_mode);
-    } catch (const SpecError& error) {
-      fail(error.reason() + " in '" + std::string(pattern) + "'", where);
+    StringMatcher matcher;
+    if (auto failed = detail::parse_string_matcher(matcher, pattern, case_mode)) {
+      fail(failed->reason() + " in '" + std::string(pattern) + "'", where);
     }
+    return matcher;
   }
 
   // `conda-forge`, `conda-forge/linux-64`, `*/linux-64`, `conda-forge[noarch]`,
@@ -330,7 +338,8 @@ class MatchSpecParser {
       extra().channel =
           matcher.is_any() ? ChannelMatcher::any() : ChannelMatcher::pattern(std::move(matcher));
     } else {
-      Channel resolved = resolve_channel(channel);
+      auto parsed = resolve_channel(channel);
+      Channel& resolved = *parsed;
       if (!resolved.package_filename().empty()) {
         fail("a package file cannot be used as a channel (use url=...)", channel);
       }
@@ -345,12 +354,11 @@ class MatchSpecParser {
     if (subdirs) extra().subdirs = std::move(*subdirs);
   }
 
-  Channel resolve_channel(std::string_view text) {
-    try {
-      return Channel::parse(text, context_);
-    } catch (const SpecError& error) {
-      fail("invalid channel '" + std::string(text) + "': " + error.reason(), text);
-    }
+  // Always a channel: a failure is reported (thrown) here.
+  detail::Parsed<Channel> resolve_channel(std::string_view text) {
+    auto channel = detail::parse_channel(text, context_);
+    if (!channel) fail("invalid channel '" + std::string(text) + "': " + channel.error().reason(), text);
+    return channel;
   }
 
   void apply_brackets(std::string_view inside, std::string& version_text,
@@ -381,12 +389,12 @@ class MatchSpecParser {
         build_text = std::string(value);
         build_where = item.value_text;
       } else if (key == "build_number") {
-        try {
-          spec_.build_number_ = BuildNumberSpec::parse(value);
-        } catch (const SpecError& error) {
-          fail("invalid build number '" + std::string(value) + "': " + error.reason(),
+        auto build_number = detail::parse_build_number_spec(value);
+        if (!build_number) {
+          fail("invalid build number '" + std::string(value) + "': " + build_number.error().reason(),
                item.value_text);
         }
+        spec_.build_number_ = *build_number;
       } else if (key == "channel") {
         channel = &item;
       } else if (key == "subdir") {
@@ -442,13 +450,8 @@ class MatchSpecParser {
 
   std::string read_condition(std::string_view value, std::string_view where) {
     if (depth_ >= max_condition_depth) fail("conditions are nested too deeply", where);
-    try {
-      (void)MatchSpecParser(value, context_, mode_, false, depth_ + 1).parse();
-    } catch (const SpecError& error) {
-      fail(
-          "the condition '" + std::string(value) + "' is not a valid match spec: " + error.reason(),
-          where);
-    }
+    // A failure inside is reported by the condition's Reporter as this spec's.
+    (void)MatchSpecParser(value, *this, where).parse();
     return std::string(value);
   }
 
@@ -533,7 +536,8 @@ class MatchSpecParser {
     const auto channel_url = parent.substr(0, std::min(subdir_slash, parent.size()));
     if (is_known_subdir(subdir) && channel_url.find("://") != std::string_view::npos &&
         !channel_url.ends_with(":/")) {
-      Channel channel = resolve_channel(channel_url);
+      auto parsed = resolve_channel(channel_url);
+      Channel& channel = *parsed;
       std::string display = channel.canonical_name();
       fields.channel = ChannelMatcher::of(std::move(channel), std::move(display));
       fields.subdirs = {std::string(subdir)};

@@ -207,22 +207,4 @@ std::string MatchSpec::conda_env_form() const {
   return out;
 }
 
-std::string MatchSpec::version_str_rattler() const {
-  if (!has_version()) return "*";
-  // rattler reads the text itself (lenient mode), so globs like `2.7.*.*`
-  // print the way rattler prints them.
-  try {
-    return VersionSpec::parse(version_text_, ParseMode::lenient).str_rattler();
-  } catch (const SpecError&) {
-    return version_.str_rattler();
-  }
-}
-
-std::string MatchSpec::build_number_str_rattler() const {
-  if (build_number_.op() == BuildNumberSpec::Operator::equal) {
-    return "==" + std::to_string(build_number_.number());
-  }
-  return build_number_.str();
-}
-
 }  // namespace gpuenv::specs

@@ -112,11 +112,20 @@ std::string lowered(std::string_view text) {
 }
 
 void Reporter::fail(std::string_view reason, std::string_view where) const {
-  throw SpecError("match spec", text_, reason, column_of(where));
+  fail_at_column(reason, column_of(where));
 }
 
 void Reporter::fail_at(std::string_view reason, std::size_t offset) const {
-  throw SpecError("match spec", text_, reason, std::min(offset, text_.size()) + 1);
+  fail_at_column(reason, std::min(offset, text_.size()) + 1);
+}
+
+void Reporter::fail_at_column(std::string_view reason, std::size_t column) const {
+  if (enclosing_) {
+    enclosing_->fail("the condition '" + std::string(text_) +
+                         "' is not a valid match spec: " + std::string(reason),
+                     enclosing_where_);
+  }
+  throw SpecError("match spec", text_, reason, column);
 }
 
 std::size_t Reporter::column_of(std::string_view part) const {

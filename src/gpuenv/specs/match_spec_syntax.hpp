@@ -1,5 +1,6 @@
 // Internal to the specs module: the lexical layer of MatchSpec strings, shared
-// by conda's reading (match_spec_parse.cpp) and libmamba's (match_spec_libmamba.cpp).
+// by conda's reading (match_spec_parse.cpp) and the tests' libmamba reading
+// (tests/unit/specs/support/libmamba_printer.cpp).
 // Everything here works on views into the spec text, so errors can name the
 // column where the problem is.
 #pragma once
@@ -12,21 +13,34 @@
 
 namespace gpuenv::specs::spec_syntax {
 
+// Without leading and trailing spaces, tabs, CR and LF: the specs module's one
+// trim (util::trim serves the other modules; specs includes nothing but the
+// standard library).
 std::string_view trim(std::string_view text);
 std::string lowered(std::string_view text);
 
-// Throws SpecError("match spec", ...) with the column of a view into the text.
+// Throws SpecError("match spec", ...) with the column of a view into the text:
+// the error MatchSpec::parse's callers get, thrown once, never caught inside
+// the module.
 class Reporter {
  public:
   explicit Reporter(std::string_view text) : text_(text) {}
+  // For a spec inside another (a `when=` condition): a failure is the
+  // enclosing spec's, at `where` in it, naming the condition and its reason.
+  Reporter(std::string_view text, const Reporter& enclosing, std::string_view where)
+      : text_(text), enclosing_(&enclosing), enclosing_where_(where) {}
   [[noreturn]] void fail(std::string_view reason, std::string_view where) const;
   [[noreturn]] void fail_at(std::string_view reason, std::size_t offset) const;
+  // `column` 1-based, 0 for the whole text.
+  [[noreturn]] void fail_at_column(std::string_view reason, std::size_t column) const;
   // 1-based column of `part` when it is a view into the text, else 0.
   std::size_t column_of(std::string_view part) const;
   std::string_view text() const { return text_; }
 
  private:
   std::string_view text_;
+  const Reporter* enclosing_ = nullptr;
+  std::string_view enclosing_where_;
 };
 
 // Text with the offset (into the spec) of each of its characters, for pieces

@@ -8,13 +8,17 @@ namespace {
 constexpr std::string_view conda_extension = ".conda";
 constexpr std::string_view tar_bz2_extension = ".tar.bz2";
 
-std::string_view stem_of(std::string_view filename) noexcept {
-  if (filename.ends_with(conda_extension)) return filename.substr(0, filename.size() - conda_extension.size());
-  if (filename.ends_with(tar_bz2_extension)) return filename.substr(0, filename.size() - tar_bz2_extension.size());
-  return {};
+}  // namespace
+
+bool is_package_file_name(std::string_view text) noexcept {
+  return text.ends_with(conda_extension) || text.ends_with(tar_bz2_extension);
 }
 
-}  // namespace
+std::string_view strip_package_extension(std::string_view filename) noexcept {
+  if (filename.ends_with(conda_extension)) return filename.substr(0, filename.size() - conda_extension.size());
+  if (filename.ends_with(tar_bz2_extension)) return filename.substr(0, filename.size() - tar_bz2_extension.size());
+  return filename;
+}
 
 std::string_view package_filename_problem(std::string_view filename) noexcept {
   // One pass over the bytes: this runs for every record of a channel.
@@ -24,10 +28,8 @@ std::string_view package_filename_problem(std::string_view filename) noexcept {
     if (c == '\\') return "the file name has a '\\'";
     if (byte < 0x20 || byte == 0x7f) return "the file name has a control character";
   }
-  if (!filename.ends_with(conda_extension) && !filename.ends_with(tar_bz2_extension)) {
-    return "the file name does not end in .conda or .tar.bz2";
-  }
-  const auto stem = stem_of(filename);
+  if (!is_package_file_name(filename)) return "the file name does not end in .conda or .tar.bz2";
+  const auto stem = strip_package_extension(filename);
   if (stem.empty() || stem == "." || stem == "..") {
     return "the file name is only '.', '..' or nothing before its extension";
   }
@@ -36,7 +38,8 @@ std::string_view package_filename_problem(std::string_view filename) noexcept {
 
 bool filename_matches_record(std::string_view filename, std::string_view name, std::string_view version,
                              std::string_view build) noexcept {
-  const auto stem = stem_of(filename);
+  if (!is_package_file_name(filename)) return false;
+  const auto stem = strip_package_extension(filename);
   // Compared in place: no string is built on the hot path.
   if (stem.size() != name.size() + version.size() + build.size() + 2) return false;
   return stem.starts_with(name) && stem[name.size()] == '-' &&

@@ -9,6 +9,13 @@
 
 namespace gpuenv::specs {
 
+// The one place that knows the two package file extensions (CEP 35).
+// Ends with ".conda" or ".tar.bz2".
+bool is_package_file_name(std::string_view text) noexcept;
+// "pkg-1.0-0.conda" -> "pkg-1.0-0": the name of its extracted directory in a
+// package cache. A name without either extension is returned unchanged.
+std::string_view strip_package_extension(std::string_view filename) noexcept;
+
 // Why `filename` is not a bare package file name, or an empty view when it
 // is one: a single path component (no '/', no '\\', no NUL or other control
 // character) ending in ".conda" or ".tar.bz2", whose stem is neither empty

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/spec_parsing.hpp"
 
 namespace gpuenv::specs {
 
@@ -106,33 +107,53 @@ bool glob_matches(std::string_view pattern, std::string_view value, bool ignore_
 
 StringMatcher::StringMatcher() = default;
 
+// Builds a StringMatcher's private state; a failure is returned, not thrown.
+class StringMatcherParser {
+ public:
+  using Case = StringMatcher::Case;
+  using Kind = StringMatcher::Kind;
+  using CompiledRegex = StringMatcher::CompiledRegex;
+
+  // Fills `matcher` (a default one) in place: callers keep it where it lives.
+  static detail::Failure parse(StringMatcher& matcher, std::string_view pattern, Case case_mode) {
+    matcher.case_ = case_mode;
+    if (is_regex_pattern(pattern)) {
+      matcher.kind_ = Kind::regex;
+      matcher.pattern_ = std::string(pattern);
+      if (const auto reason = unsafe_regex_reason(pattern); !reason.empty()) {
+        return SpecError("string pattern", pattern, "regular expression refused: " + reason);
+      }
+      // std::regex reports a bad pattern only by throwing.
+      try {
+        matcher.regex_ = std::make_shared<const CompiledRegex>(matcher.pattern_, case_mode);
+      } catch (const std::regex_error& error) {
+        return SpecError("string pattern", pattern,
+                         std::string("not a valid regular expression (") + error.what() + ")");
+      }
+      return std::nullopt;
+    }
+    matcher.pattern_ = case_mode == Case::insensitive ? ascii_lowered(pattern) : std::string(pattern);
+    if (matcher.pattern_.find_first_not_of('*') == std::string::npos && !pattern.empty()) {
+      matcher.kind_ = Kind::any;
+      matcher.pattern_.assign(1, '*');  // not = "*": g++ 12 warns falsely (-Wrestrict)
+    } else if (matcher.pattern_.find('*') != std::string::npos) {
+      matcher.kind_ = Kind::glob;
+    } else {
+      matcher.kind_ = Kind::exact;
+    }
+    return std::nullopt;
+  }
+};
+
 StringMatcher StringMatcher::parse(std::string_view pattern, Case case_mode) {
   StringMatcher matcher;
-  matcher.case_ = case_mode;
-  if (is_regex_pattern(pattern)) {
-    matcher.kind_ = Kind::regex;
-    matcher.pattern_ = std::string(pattern);
-    if (const auto reason = unsafe_regex_reason(pattern); !reason.empty()) {
-      throw SpecError("string pattern", pattern, "regular expression refused: " + reason);
-    }
-    try {
-      matcher.regex_ = std::make_shared<const CompiledRegex>(matcher.pattern_, case_mode);
-    } catch (const std::regex_error& error) {
-      throw SpecError("string pattern", pattern,
-                      std::string("not a valid regular expression (") + error.what() + ")");
-    }
-    return matcher;
-  }
-  matcher.pattern_ = case_mode == Case::insensitive ? ascii_lowered(pattern) : std::string(pattern);
-  if (matcher.pattern_.find_first_not_of('*') == std::string::npos && !pattern.empty()) {
-    matcher.kind_ = Kind::any;
-    matcher.pattern_.assign(1, '*');  // not = "*": g++ 12 warns falsely (-Wrestrict)
-  } else if (matcher.pattern_.find('*') != std::string::npos) {
-    matcher.kind_ = Kind::glob;
-  } else {
-    matcher.kind_ = Kind::exact;
-  }
+  if (auto failed = StringMatcherParser::parse(matcher, pattern, case_mode)) throw std::move(*failed);
   return matcher;
+}
+
+detail::Failure detail::parse_string_matcher(StringMatcher& out, std::string_view pattern,
+                                             StringMatcher::Case case_mode) {
+  return StringMatcherParser::parse(out, pattern, case_mode);
 }
 
 StringMatcher StringMatcher::exact(std::string_view value, Case case_mode) {

@@ -54,6 +54,7 @@ class StringMatcher {
 
  private:
   class CompiledRegex;
+  friend class StringMatcherParser;
 
   std::string pattern_ = "*";
   Kind kind_ = Kind::any;

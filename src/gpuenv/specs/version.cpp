@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/spec_parsing.hpp"
 
 namespace gpuenv::specs {
 
@@ -45,6 +46,13 @@ class VersionParser {
 
   // std::expected would say this better, but clang (the fuzz build) cannot use
   // libstdc++ 12's <expected>; the failure goes to `failure` instead.
+  static detail::Parsed<Version> parse_or_failure(std::string_view text) {
+    Version::ParseFailure failure;
+    auto parsed = parse(text, failure);
+    if (!parsed) return SpecError("version", text, failure.reason, failure.column);
+    return std::move(*parsed);
+  }
+
   static std::optional<Version> parse(std::string_view text, Version::ParseFailure& failure) {
     std::size_t first = 0;
     std::size_t last = text.size();
@@ -391,10 +399,11 @@ Version::Version() : normalized_("0") {
 }
 
 Version Version::parse(std::string_view text) {
-  ParseFailure failure;
-  auto parsed = VersionParser::parse(text, failure);
-  if (!parsed) throw SpecError("version", text, failure.reason, failure.column);
-  return std::move(*parsed);
+  return detail::parse_version(text).value_or_throw();
+}
+
+detail::Parsed<Version> detail::parse_version(std::string_view text) {
+  return VersionParser::parse_or_failure(text);
 }
 
 std::optional<Version> Version::try_parse(std::string_view text) noexcept {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/spec_parsing.hpp"
 #include "gpuenv/specs/version_spec.hpp"
 
 namespace gpuenv::specs {
@@ -68,20 +69,23 @@ class VersionSpecParser {
 
   VersionSpecParser(std::string_view input, ParseMode mode) : input_(input), mode_(mode) {}
 
-  VersionSpec parse() {
-    tokenize();
+  detail::Parsed<VersionSpec> parse() {
+    if (auto failed = tokenize()) return std::move(*failed);
     if (tokens_.size() == 1) return VersionSpec();  // only the end token: empty text
-    TreeNode root = parse_any_of();
+    TreeNode root;
+    if (auto failed = parse_any_of(root)) return std::move(*failed);
     if (peek().kind != Token::Kind::end) {
       const Token& token = peek();
-      if (token.kind == Token::Kind::close) fail("unbalanced ')'", token.begin);
-      fail("expected ',' or '|' before '" + token_text(token) + "'", token.begin);
+      if (token.kind == Token::Kind::close) return failure("unbalanced ')'", token.begin);
+      return failure("expected ',' or '|' before '" + token_text(token) + "'", token.begin);
     }
-    VersionSpec spec;
+    // Built in place in the result: no move of the finished spec.
+    detail::Parsed<VersionSpec> parsed = VersionSpec();
+    VersionSpec& spec = *parsed;
     spec.nodes_.clear();
     flatten(root, spec.nodes_);
     spec.clauses_ = std::make_shared<const std::vector<Clause>>(std::move(clauses_));
-    return spec;
+    return parsed;
   }
 
  private:
@@ -98,8 +102,8 @@ class VersionSpecParser {
     std::vector<TreeNode> children;
   };
 
-  [[noreturn]] void fail(std::string reason, std::size_t offset) const {
-    throw SpecError(kind_name, input_, reason, offset + 1);
+  SpecError failure(std::string reason, std::size_t offset) const {
+    return SpecError(kind_name, input_, reason, offset + 1);
   }
 
   std::string token_text(const Token& token) const {
@@ -121,7 +125,7 @@ class VersionSpecParser {
   // Spaces around clauses and between an operator and its version are
   // ignored (CEP 29; libmamba's `>= 1.7`). A space inside a version is an
   // error rather than silently joining `1.2 3` into `1.23`.
-  void tokenize() {
+  detail::Failure tokenize() {
     std::size_t pos = 0;
     while (true) {
       while (pos < input_.size() && is_space(input_[pos])) ++pos;
@@ -152,12 +156,13 @@ class VersionSpecParser {
       while (i < token.end && is_operator_char(input_[i])) token.text.push_back(input_[i++]);
       while (i < token.end && is_space(input_[i])) ++i;
       for (; i < token.end; ++i) {
-        if (is_space(input_[i])) fail("unexpected space inside a version", i);
+        if (is_space(input_[i])) return failure("unexpected space inside a version", i);
         token.text.push_back(input_[i]);
       }
       tokens_.push_back(std::move(token));
     }
     tokens_.push_back({Token::Kind::end, input_.size(), input_.size(), {}});
+    return std::nullopt;
   }
 
   const Token& peek() const { return tokens_[next_]; }
@@ -165,51 +170,61 @@ class VersionSpecParser {
   // any_of := all_of ('|' all_of)* ; all_of := primary (',' primary)*.
   // `,` binds tighter than `|` as in conda; equal operators nest flat, as
   // conda's treeify fuses them.
-  TreeNode parse_any_of() {
-    TreeNode node = parse_all_of();
+  // Each fills `node` and returns the failure, if any (no TreeNode moves on
+  // the way back up).
+  detail::Failure parse_any_of(TreeNode& node) {
+    if (auto failed = parse_all_of(node)) return failed;
     while (peek().kind == Token::Kind::any_of) {
       ++next_;
-      node = join(Node::Kind::any_of, std::move(node), parse_all_of());
+      TreeNode right;
+      if (auto failed = parse_all_of(right)) return failed;
+      node = join(Node::Kind::any_of, std::move(node), std::move(right));
     }
-    return node;
+    return std::nullopt;
   }
 
-  TreeNode parse_all_of() {
-    TreeNode node = parse_primary();
+  detail::Failure parse_all_of(TreeNode& node) {
+    if (auto failed = parse_primary(node)) return failed;
     while (peek().kind == Token::Kind::all_of) {
       ++next_;
-      node = join(Node::Kind::all_of, std::move(node), parse_primary());
+      TreeNode right;
+      if (auto failed = parse_primary(right)) return failed;
+      node = join(Node::Kind::all_of, std::move(node), std::move(right));
     }
-    return node;
+    return std::nullopt;
   }
 
-  TreeNode parse_primary() {
+  detail::Failure parse_primary(TreeNode& node) {
     const Token& token = tokens_[next_];
     switch (token.kind) {
       case Token::Kind::open: {
         ++next_;
         // Recursion is bounded so hostile text cannot exhaust the stack.
-        if (++depth_ > max_depth) fail("parentheses nested too deeply", token.begin);
-        TreeNode inner = parse_any_of();
+        if (++depth_ > max_depth) return failure("parentheses nested too deeply", token.begin);
+        if (auto failed = parse_any_of(node)) return failed;
         --depth_;
         if (peek().kind != Token::Kind::close) {
-          if (peek().kind == Token::Kind::end) fail("missing ')' for this '('", token.begin);
-          fail("expected ')' before '" + token_text(peek()) + "'", peek().begin);
+          if (peek().kind == Token::Kind::end) return failure("missing ')' for this '('", token.begin);
+          return failure("expected ')' before '" + token_text(peek()) + "'", peek().begin);
         }
         ++next_;
-        return inner;
+        return std::nullopt;
       }
       case Token::Kind::clause:
       case Token::Kind::regex: {
         ++next_;
-        clauses_.push_back(token.kind == Token::Kind::regex ? regex_clause(token)
-                                                            : parse_clause(token));
-        return TreeNode{Node::Kind::clause, static_cast<std::uint32_t>(clauses_.size() - 1), {}};
+        // The clause functions fill the clause where it is kept: no moves.
+        Clause& clause = clauses_.emplace_back();
+        auto failed = token.kind == Token::Kind::regex ? regex_clause(token, clause)
+                                                       : parse_clause(token, clause);
+        if (failed) return failed;
+        node = TreeNode{Node::Kind::clause, static_cast<std::uint32_t>(clauses_.size() - 1), {}};
+        return std::nullopt;
       }
       case Token::Kind::end:
-        fail("empty clause at the end", input_.empty() ? 0 : input_.size() - 1);
+        return failure("empty clause at the end", input_.empty() ? 0 : input_.size() - 1);
       default:
-        fail("empty clause", token.begin);
+        return failure("empty clause", token.begin);
     }
   }
 
@@ -239,93 +254,101 @@ class VersionSpecParser {
   // back-references and lookaround SHOULD NOT be allowed. Refuse those, so a
   // hostile spec in repodata can neither crash nor hang gpuenv (matching runs
   // in libstdc++'s polynomial mode, see version_spec.cpp).
-  void check_regex_is_simple(const Token& token) const {
+  static detail::Failure any(Clause& clause) {
+    clause = VersionSpec::any_clause();
+    return std::nullopt;
+  }
+
+  detail::Failure check_regex_is_simple(const Token& token) const {
     const std::string& text = token.text;
     constexpr std::size_t max_regex_length = 256;
-    if (text.size() > max_regex_length) fail("regular expression longer than 256 characters", token.begin);
+    if (text.size() > max_regex_length) return failure("regular expression longer than 256 characters", token.begin);
     // Whatever libstdc++ takes for an escape (`\c` swallows the next character),
     // no number it reads may overflow: refuse any run of more than 18 digits.
     std::size_t digit_run = 0;
     for (const char c : text) {
       digit_run = (c >= '0' && c <= '9') ? digit_run + 1 : 0;
-      if (digit_run > 18) fail("number too long in a regular expression", token.begin);
+      if (digit_run > 18) return failure("number too long in a regular expression", token.begin);
     }
     for (std::size_t i = 0; i < text.size(); ++i) {
       const std::size_t at = token.begin + i;
       if (text[i] == '\\' && i + 1 < text.size()) {
-        if (text[i + 1] >= '0' && text[i + 1] <= '9') fail("back-references are not supported", at);
+        if (text[i + 1] >= '0' && text[i + 1] <= '9') return failure("back-references are not supported", at);
         ++i;
       } else if (text.compare(i, 2, "(?") == 0 && i + 2 < text.size() && text[i + 2] != ':') {
-        fail("lookaround is not supported in a regular expression", at);
+        return failure("lookaround is not supported in a regular expression", at);
       } else if (text[i] == '{') {
         std::size_t digits = 0;
         for (std::size_t j = i + 1; j < text.size() && text[j] != '}'; ++j) {
           digits = (text[j] >= '0' && text[j] <= '9') ? digits + 1 : 0;
-          if (digits > 2) fail("repetition count above 99 in a regular expression", at);
+          if (digits > 2) return failure("repetition count above 99 in a regular expression", at);
         }
       }
     }
+    return std::nullopt;
   }
 
-  Clause regex_clause(const Token& token) const {
-    if (mode_ != ParseMode::conda) fail("regex constraints are not supported", token.begin);
-    check_regex_is_simple(token);
-    Clause clause;
+  detail::Failure regex_clause(const Token& token, Clause& clause) const {
+    if (mode_ != ParseMode::conda) return failure("regex constraints are not supported", token.begin);
+    if (auto failed = check_regex_is_simple(token)) return failed;
     clause.op = VersionOperator::regex;
     clause.pattern = token.text;
     clause.conda_text = token.text;
     try {
       clause.regex = VersionSpec::compile_regex(token.text);
     } catch (const std::regex_error& error) {
-      fail(std::string("invalid regular expression (") + error.what() + ")", token.begin);
+      return failure(std::string("invalid regular expression (") + error.what() + ")", token.begin);
     }
-    return clause;
+    return std::nullopt;
   }
 
-  Version parse_version(const Token& token, std::size_t index, std::string_view text) const {
-    auto version = Version::try_parse(text);
-    if (version) return std::move(*version);
-    try {
-      (void)Version::parse(text);  // for the reason and the column
-    } catch (const SpecError& error) {
-      const std::size_t at = error.column() > 0 ? index + error.column() - 1 : index;
-      fail("invalid version '" + std::string(text) + "': " + error.reason(),
-           offset_in_clause(token, at));
+  detail::Failure parse_version(Version& out, const Token& token, std::size_t index,
+                                std::string_view text) const {
+    // The common case without building a failure (try_parse is the fast path).
+    if (auto version = Version::try_parse(text)) {
+      out = std::move(*version);
+      return std::nullopt;
     }
-    fail("invalid version '" + std::string(text) + "'", offset_in_clause(token, index));
+    auto failed = detail::parse_version(text);
+    if (failed) {  // only after an allocation failure above
+      out = std::move(*failed);
+      return std::nullopt;
+    }
+    const SpecError& error = failed.error();
+    const std::size_t at = error.column() > 0 ? index + error.column() - 1 : index;
+    return failure("invalid version '" + std::string(text) + "': " + error.reason(),
+                   offset_in_clause(token, at));
   }
 
-  Clause make(VersionOperator op, const Token& token, std::size_t index, std::string_view version_text,
-              std::string conda_text) const {
-    Clause clause;
+  detail::Failure make(Clause& clause, VersionOperator op, const Token& token, std::size_t index,
+                       std::string_view version_text, std::string conda_text) const {
+    if (auto failed = parse_version(clause.version, token, index, version_text)) return failed;
     clause.op = op;
-    clause.version = parse_version(token, index, version_text);
     clause.conda_text = std::move(conda_text);
-    return clause;
+    return std::nullopt;
   }
 
-  Clause glob_clause(VersionOperator op, const Token& token, std::size_t index,
-                     std::string_view pattern) const {
+  detail::Failure glob_clause(Clause& clause, VersionOperator op, const Token& token,
+                              std::size_t index, std::string_view pattern) const {
     for (std::size_t i = 0; i < pattern.size(); ++i) {
       if (!is_glob_char(pattern[i])) {
-        fail(std::string("invalid character '") + pattern[i] + "' in version glob",
+        return failure(std::string("invalid character '") + pattern[i] + "' in version glob",
              offset_in_clause(token, index + i));
       }
     }
-    Clause clause;
     clause.op = op;
     clause.pattern = std::string(pattern);
     clause.conda_text = token.text;
-    return clause;
+    return std::nullopt;
   }
 
-  Clause parse_clause(const Token& token) const {
+  detail::Failure parse_clause(const Token& token, Clause& clause) const {
     const std::string& text = token.text;
     if (text.front() == '^' || text.back() == '$') {
-      if (mode_ != ParseMode::conda) fail("regex constraints are not supported", token.begin);
-      fail("a regex must start with '^' and end with '$'", token.begin);
+      if (mode_ != ParseMode::conda) return failure("regex constraints are not supported", token.begin);
+      return failure("a regex must start with '^' and end with '$'", token.begin);
     }
-    if (mode_ != ParseMode::conda) return parse_rattler_clause(token);
+    if (mode_ != ParseMode::conda) return parse_rattler_clause(token, clause);
 
     if (is_operator_char(text.front())) {
       // conda's version_relation_re: ^(=|==|!=|<=|>=|<|>|~=)(?![=<>!~])(\S+)$
@@ -335,17 +358,17 @@ class VersionSpecParser {
       if (op_length == 0 || (op_length < text.size() && is_operator_char(text[op_length]))) {
         std::size_t end = 0;
         while (end < text.size() && is_operator_char(text[end])) ++end;
-        fail("invalid operator '" + text.substr(0, end) + "'", token.begin);
+        return failure("invalid operator '" + text.substr(0, end) + "'", token.begin);
       }
       if (op_length == text.size()) {
-        fail("missing version after '" + text + "'", offset_in_clause(token, op_length - 1));
+        return failure("missing version after '" + text + "'", offset_in_clause(token, op_length - 1));
       }
-      return parse_operator_clause(token, spelling->op, op_length);
+      return parse_operator_clause(clause, token, spelling->op, op_length);
     }
-    if (text == "*") return VersionSpec::any_clause();
+    if (text == "*") return any(clause);
     const std::string_view without_stars = std::string_view(text).substr(0, text.find_last_not_of('*') + 1);
     if (without_stars.find('*') != std::string_view::npos) {
-      return glob_clause(VersionOperator::glob, token, 0, text);
+      return glob_clause(clause, VersionOperator::glob, token, 0, text);
     }
     if (text.back() == '*') {
       // conda prints `1.2*` as `1.2.*` and reads both as "starts with 1.2";
@@ -355,12 +378,13 @@ class VersionSpecParser {
       std::string_view prefix = conda_text;
       while (prefix.ends_with('*')) prefix.remove_suffix(1);
       while (prefix.ends_with('.')) prefix.remove_suffix(1);
-      return make(VersionOperator::starts_with, token, 0, prefix, conda_text);
+      return make(clause, VersionOperator::starts_with, token, 0, prefix, conda_text);
     }
-    return make(VersionOperator::equal, token, 0, text, text);
+    return make(clause, VersionOperator::equal, token, 0, text, text);
   }
 
-  Clause parse_operator_clause(const Token& token, VersionOperator op, std::size_t op_length) const {
+  detail::Failure parse_operator_clause(Clause& clause, const Token& token, VersionOperator op,
+                                        std::size_t op_length) const {
     const std::string& text = token.text;
     std::string_view operand = std::string_view(text).substr(op_length);
     const std::string_view without_stars = operand.substr(0, operand.find_last_not_of('*') + 1);
@@ -368,16 +392,16 @@ class VersionSpecParser {
     // conda would compare against the literal version "1.*.0" (docs/spec-deviations.md).
     if ((op == VersionOperator::starts_with || op == VersionOperator::not_equal) &&
         without_stars.find('*') != std::string_view::npos) {
-      auto clause = glob_clause(op == VersionOperator::starts_with ? VersionOperator::glob
-                                                                   : VersionOperator::not_glob,
-                                token, op_length, operand);
-      return clause;
+      return glob_clause(clause,
+                         op == VersionOperator::starts_with ? VersionOperator::glob
+                                                            : VersionOperator::not_glob,
+                         token, op_length, operand);
     }
     if (operand.ends_with(".*")) {
       operand.remove_suffix(2);
       switch (op) {
         case VersionOperator::compatible:
-          fail("'~=' cannot be combined with '.*'", offset_in_clause(token, text.size() - 2));
+          return failure("'~=' cannot be combined with '.*'", offset_in_clause(token, text.size() - 2));
         case VersionOperator::not_equal: op = VersionOperator::not_starts_with; break;
         // CEP 29 and libmamba (and conda's MatchSpec for `name==1.2.*`) read
         // `==1.2.*` as a prefix match; conda's VersionSpec alone reads ==1.2.
@@ -386,12 +410,12 @@ class VersionSpecParser {
         default: break;
       }
     }
-    return make(op, token, op_length, operand, text);
+    return make(clause, op, token, op_length, operand, text);
   }
 
   // rattler's constraint grammar (lenient and strict), for recipes and
   // manifests written against rattler; see ParseMode.
-  Clause parse_rattler_clause(const Token& token) const {
+  detail::Failure parse_rattler_clause(const Token& token, Clause& clause) const {
     const std::string& text = token.text;
     const bool strict = mode_ == ParseMode::strict;
     std::size_t op_length = 0;
@@ -401,28 +425,28 @@ class VersionSpecParser {
       const auto spelling = std::find_if(operator_spellings.begin(), operator_spellings.end(),
                                          [&](const auto& s) { return s.text.size() == op_length && text.starts_with(s.text); });
       if (spelling == operator_spellings.end()) {
-        fail("invalid operator '" + text.substr(0, op_length) + "'", token.begin);
+        return failure("invalid operator '" + text.substr(0, op_length) + "'", token.begin);
       }
       op = spelling->op;
     }
     const std::string_view operand = std::string_view(text).substr(op_length);
-    if (operand.empty()) fail("missing version after '" + text + "'", offset_in_clause(token, op_length - 1));
+    if (operand.empty()) return failure("missing version after '" + text + "'", offset_in_clause(token, op_length - 1));
     const auto clause_at = [&](VersionOperator clause_op, std::string_view version) {
-      return canonical_clause(clause_op, token, op_length, version);
+      return canonical_clause(clause, clause_op, token, op_length, version);
     };
 
     if (!op && (operand == "*" || operand == "*.*")) {
-      if (operand == "*.*" && strict) fail("'*.*' is not a valid glob", token.begin);
-      return VersionSpec::any_clause();
+      if (operand == "*.*" && strict) return failure("'*.*' is not a valid glob", token.begin);
+      return any(clause);
     }
     if (op && operand == "*") {
       const bool means_any = *op == VersionOperator::greater_equal || *op == VersionOperator::less_equal ||
                              *op == VersionOperator::compatible || *op == VersionOperator::starts_with ||
                              *op == VersionOperator::equal;
       if (strict || !means_any) {
-        fail("'*' cannot be combined with '" + text.substr(0, op_length) + "'", token.begin);
+        return failure("'*' cannot be combined with '" + text.substr(0, op_length) + "'", token.begin);
       }
-      return VersionSpec::any_clause();
+      return any(clause);
     }
     // Split `1.2.*` into the version `1.2` and the glob suffix `.*`.
     std::size_t version_length = operand.size();
@@ -432,12 +456,12 @@ class VersionSpecParser {
     const std::string_view version = operand.substr(0, version_length);
     const std::string_view suffix = operand.substr(version_length);
     if (version.find('*') != std::string_view::npos) {
-      fail("glob patterns inside a version are not supported", offset_in_clause(token, op_length));
+      return failure("glob patterns inside a version are not supported", offset_in_clause(token, op_length));
     }
     const bool star_suffix = suffix == "*" || suffix == ".*";
     if (suffix.empty()) {
       if (!op && strict) {
-        fail("missing operator for '" + text + "' (did you mean '==" + text + "' or '" + text + ".*'?)",
+        return failure("missing operator for '" + text + "' (did you mean '==" + text + "' or '" + text + ".*'?)",
              token.begin);
       }
       return clause_at(op.value_or(VersionOperator::equal), version);
@@ -451,24 +475,24 @@ class VersionSpecParser {
     }
     if (op && !strict && is_star_or_star_dot_stars(suffix)) return clause_at(*op, version);
     if (op && star_suffix) {
-      fail("'*' cannot be combined with '" + text.substr(0, op_length) + "'", token.begin);
+      return failure("'*' cannot be combined with '" + text.substr(0, op_length) + "'", token.begin);
     }
     if (!op && star_suffix) return clause_at(VersionOperator::starts_with, version);
     if (!op && !strict && looks_like_repeated_star_suffix(suffix)) {
       return clause_at(VersionOperator::starts_with, version);
     }
     if (suffix.find('*') != std::string_view::npos) {
-      fail("glob patterns inside a version are not supported", offset_in_clause(token, op_length));
+      return failure("glob patterns inside a version are not supported", offset_in_clause(token, op_length));
     }
-    fail("unexpected '" + std::string(suffix) + "' after the version",
+    return failure("unexpected '" + std::string(suffix) + "' after the version",
          offset_in_clause(token, op_length + version_length));
   }
 
   // A clause whose conda-style text is rebuilt from its meaning (rattler modes
   // change the meaning of what was written, so the text is not kept).
-  Clause canonical_clause(VersionOperator op, const Token& token, std::size_t index,
-                          std::string_view version_text) const {
-    Clause clause = make(op, token, index, version_text, {});
+  detail::Failure canonical_clause(Clause& clause, VersionOperator op, const Token& token,
+                                   std::size_t index, std::string_view version_text) const {
+    if (auto failed = make(clause, op, token, index, version_text, {})) return failed;
     const std::string v(version_text);
     switch (op) {
       case VersionOperator::equal: clause.conda_text = "==" + v; break;
@@ -482,7 +506,7 @@ class VersionSpecParser {
       case VersionOperator::compatible: clause.conda_text = "~=" + v; break;
       default: clause.conda_text = v; break;
     }
-    return clause;
+    return std::nullopt;
   }
 
   std::string_view input_;
@@ -495,6 +519,10 @@ class VersionSpecParser {
 };
 
 VersionSpec VersionSpec::parse(std::string_view text, ParseMode mode) {
+  return VersionSpecParser(text, mode).parse().value_or_throw();
+}
+
+detail::Parsed<VersionSpec> detail::parse_version_spec(std::string_view text, ParseMode mode) {
   return VersionSpecParser(text, mode).parse();
 }
 

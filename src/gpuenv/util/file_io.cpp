@@ -39,14 +39,21 @@ std::string describe_byte_count(std::uintmax_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
-std::expected<std::string, FileReadError> read_text_file_at_most(const std::filesystem::path& path,
-                                                                 std::uintmax_t max_bytes) {
+namespace {
+
+// The one reader behind read_text_file_at_most and read_regular_file_at_most.
+std::expected<std::string, FileReadError> read_at_most(const std::filesystem::path& path,
+                                                       std::uintmax_t max_bytes, bool regular_only) {
   const auto failure = [&](FileReadError::Kind kind, std::string message) {
     return std::unexpected(FileReadError{kind, std::move(message)});
   };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Opening a FIFO blocks until someone writes to it; O_NONBLOCK does not
+  // change how a regular file reads.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0));
   if (fd < 0) {
-    if (errno == ENOENT) return failure(FileReadError::Kind::missing, path.string() + ": no such file");
+    if (errno == ENOENT || (regular_only && errno == ENOTDIR)) {
+      return failure(FileReadError::Kind::missing, path.string() + ": no such file");
+    }
     return failure(FileReadError::Kind::unreadable,
                    path.string() + ": cannot be read (" + std::strerror(errno) + "); check its permissions");
   }
@@ -56,15 +63,22 @@ std::expected<std::string, FileReadError> read_text_file_at_most(const std::file
                        " gpuenv reads from such a file" + size + "; check that it is the file you meant");
   };
   struct stat info {};
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && static_cast<std::uintmax_t>(info.st_size) > max_bytes) {
+  const bool known_size = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  if (regular_only && !known_size) {
+    ::close(fd);
+    return failure(FileReadError::Kind::unreadable, path.string() + ": cannot be read (not a regular file)");
+  }
+  if (known_size && static_cast<std::uintmax_t>(info.st_size) > max_bytes) {
     ::close(fd);
     return too_large(" (it holds " + std::to_string(info.st_size) + " bytes)");
   }
-  // A FIFO or a device reports no size: read one byte past the limit to tell.
-  std::string content;
-  char buffer[65536];
+  // Read straight into the result, sized from fstat when known; a FIFO or a
+  // device reports no size, so it grows, and one byte past the limit tells.
+  std::string content(known_size ? static_cast<std::size_t>(info.st_size) : 0, '\0');
+  std::size_t filled = 0;
   for (;;) {
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (filled == content.size()) content.resize(content.size() + (known_size ? 4096 : 65536));
+    const ssize_t got = ::read(fd, content.data() + filled, content.size() - filled);
     if (got < 0) {
       if (errno == EINTR) continue;
       const std::string reason = std::strerror(errno);
@@ -72,14 +86,27 @@ std::expected<std::string, FileReadError> read_text_file_at_most(const std::file
       return failure(FileReadError::Kind::unreadable, path.string() + ": cannot be read (" + reason + ")");
     }
     if (got == 0) break;
-    content.append(buffer, static_cast<std::size_t>(got));
-    if (content.size() > max_bytes) {
+    filled += static_cast<std::size_t>(got);
+    if (filled > max_bytes) {
       ::close(fd);
       return too_large("");
     }
   }
   ::close(fd);
+  content.resize(filled);
   return content;
+}
+
+}  // namespace
+
+std::expected<std::string, FileReadError> read_text_file_at_most(const std::filesystem::path& path,
+                                                                 std::uintmax_t max_bytes) {
+  return read_at_most(path, max_bytes, false);
+}
+
+std::expected<std::string, FileReadError> read_regular_file_at_most(const std::filesystem::path& path,
+                                                                    std::uintmax_t max_bytes) {
+  return read_at_most(path, max_bytes, true);
 }
 
 std::string_view trim(std::string_view text) {

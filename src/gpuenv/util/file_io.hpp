@@ -34,6 +34,13 @@ struct FileReadError {
 std::expected<std::string, FileReadError> read_text_file_at_most(const std::filesystem::path& path,
                                                                  std::uintmax_t max_bytes);
 
+// The content of a file gpuenv wrote or extracted itself (package cache and
+// prefix metadata, read hundreds of times per install): refused when it is
+// not a regular file (a FIFO planted there would block the read) or holds
+// more than `max_bytes`. Its size is known first, so most files take one read.
+std::expected<std::string, FileReadError> read_regular_file_at_most(const std::filesystem::path& path,
+                                                                    std::uintmax_t max_bytes);
+
 // "2 MiB", "64 KiB", "1000 bytes": a size limit as messages give it.
 std::string describe_byte_count(std::uintmax_t bytes);
 

@@ -1,4 +1,4 @@
-// The install performance targets (docs/prefix-transactions.md): 100
+// The install performance targets (docs/packages-and-prefixes.md, "Performance"): 100
 // .conda packages of 200 files each (20,000 files, about 350 MB) into a
 // new prefix, cold (download, verify, extract and link) under 3.5 s and
 // from a warm cache under 0.45 s, on two cores.

@@ -197,10 +197,6 @@ TEST(Channel, UrlAndPathHelpers) {
   EXPECT_TRUE(looks_like_path("~/x"));
   EXPECT_TRUE(looks_like_path("D:/x"));
   EXPECT_FALSE(looks_like_path("pkgs/main"));
-  EXPECT_TRUE(is_package_file_name("a-1-0.conda"));
-  EXPECT_TRUE(is_package_file_name("a-1-0.tar.bz2"));
-  EXPECT_FALSE(is_package_file_name("a-1-0.zip"));
-  EXPECT_EQ(strip_package_extension("a-1-0.tar.bz2"), "a-1-0");
   EXPECT_EQ(percent_decode("a%20b%2"), "a b%2");
 }
 

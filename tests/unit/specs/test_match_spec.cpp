@@ -6,6 +6,8 @@
 
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+#include "support/libmamba_printer.hpp"
+#include "support/rattler_printer.hpp"
 
 namespace gpuenv::specs {
 namespace {
@@ -67,6 +69,44 @@ TEST(MatchSpecErrors, Reasons) {
             std::string::npos);
 }
 
+// A failure in a part read by another parser (a version spec, a build number,
+// a channel, a pattern, a condition) is reported as the match spec's, with
+// that parser's reason and the column of the part.
+TEST(MatchSpecErrors, APartsFailureIsTheSpecsWithThePartsReason) {
+  const auto version = parse_error("foo >=1,,2");
+  EXPECT_EQ(version.input(), "foo >=1,,2");
+  EXPECT_EQ(version.reason(), "invalid version '>=1,,2': empty clause");
+  EXPECT_EQ(version.column(), 9u);
+  EXPECT_EQ(parse_error("foo >=1,,2", ParseMode::strict).reason(),
+            "empty clause (rattler's strict mode)");
+  const auto build_number = parse_error("foo[build_number='>=a']");
+  EXPECT_EQ(build_number.reason(),
+            "invalid build number '>=a': unexpected character 'a' (build numbers are integers)");
+  EXPECT_EQ(build_number.column(), 19u);
+  const auto channel = parse_error("https://x.org/a//b::foo");
+  EXPECT_EQ(channel.reason(),
+            "invalid channel 'https://x.org/a//b': the URL's path has an empty part ('//')");
+  EXPECT_EQ(channel.column(), 1u);
+  const auto pattern = parse_error("foo[license='^(a$']");
+  EXPECT_NE(pattern.reason().find("not a valid regular expression"), std::string::npos);
+  EXPECT_NE(pattern.reason().find("in '^(a$'"), std::string::npos);
+  EXPECT_EQ(pattern.column(), 14u);
+}
+
+TEST(MatchSpecErrors, AConditionsFailureNamesEveryEnclosingCondition) {
+  const auto error = parse_error("foo[when='bar[when=\"baz 1..\"]']");
+  EXPECT_EQ(error.kind(), "match spec");
+  EXPECT_EQ(error.input(), "foo[when='bar[when=\"baz 1..\"]']");
+  EXPECT_EQ(error.reason(),
+            "the condition 'bar[when=\"baz 1..\"]' is not a valid match spec: the condition "
+            "'baz 1..' is not a valid match spec: invalid version '1..': invalid version '1..': "
+            "empty version component");
+  EXPECT_EQ(error.column(), 11u);  // the outer condition's value
+  EXPECT_EQ(parse_error("foo[when=\"bar V1\"]").reason(),
+            "the condition 'bar V1' is not a valid match spec: the version 'V1' must start with "
+            "a digit or a lower-case letter");
+}
+
 TEST(MatchSpecModes, StrictRejectsWhatRattlerStrictRejects) {
   for (const char* text : {"foo=1.0=py27_0", "numpy>=2.*.*", "python=*", "python 3.9"}) {
     EXPECT_NO_THROW((void)MatchSpec::parse(text)) << text;
@@ -86,7 +126,7 @@ TEST(MatchSpecModes, Nameless) {
   EXPECT_EQ(spec.version_text(), ">=1.2,<2");
   EXPECT_EQ(spec.build().str(), "py*");
   EXPECT_TRUE(spec.matches(record("anything", "1.5", "py310_0")));
-  EXPECT_EQ(MatchSpec::parse_nameless("3.9").version_str_rattler(), "==3.9");
+  EXPECT_EQ(dialects::rattler_version_str(MatchSpec::parse_nameless("3.9")), "==3.9");
 }
 
 TEST(MatchSpecChannels, ResolveWithTheContext) {
@@ -117,6 +157,16 @@ TEST(MatchSpecChannels, MatchRecordsByWhereTheyComeFrom) {
   EXPECT_TRUE(MatchSpec::parse("defaults::pandas").matches(pandas));
   EXPECT_TRUE(MatchSpec::parse("pkgs/main::pandas").matches(pandas));
   EXPECT_FALSE(MatchSpec::parse("pkgs/r::pandas").matches(pandas));
+}
+
+// A record's channel comes from a file (a conda-meta record, repodata): one
+// that is not a channel URL matches no channel; matching never throws.
+TEST(MatchSpecChannels, ARecordChannelThatIsNotAChannelMatchesNone) {
+  auto damaged = record("numpy", "1.26.4");
+  damaged.channel = "https://x.org/a//b";
+  EXPECT_FALSE(MatchSpec::parse("conda-forge::numpy").matches(damaged));
+  EXPECT_FALSE(MatchSpec::parse("https://x.org/a::numpy").matches(damaged));
+  EXPECT_TRUE(MatchSpec::parse("numpy").matches(damaged));
 }
 
 TEST(MatchSpecPackages, UrlsAndPaths) {
@@ -171,7 +221,7 @@ TEST(MatchSpecFields, CommentsFeaturesAndNamespaces) {
   const auto ns = MatchSpec::parse("conda-forge:pypi:requests");
   EXPECT_EQ(ns.name_space(), "pypi");
   EXPECT_EQ(ns.str(), "conda-forge::requests");  // CEP 29: the namespace is not printed
-  EXPECT_EQ(ns.str_libmamba(), "conda-forge:pypi:requests");
+  EXPECT_EQ(dialects::libmamba_str(ns), "conda-forge:pypi:requests");
 }
 
 TEST(MatchSpecFields, ExtractName) {
@@ -230,11 +280,11 @@ void check_printers_of(const std::string& text, int& parsed) {
     ADD_FAILURE() << "'" << printed << "' from '" << text
                   << "' does not read back: " << error.what();
   }
-  EXPECT_NO_THROW((void)spec->str_libmamba()) << text;
-  EXPECT_NO_THROW((void)spec->conda_build_form_libmamba()) << text;
+  EXPECT_NO_THROW((void)dialects::libmamba_str(*spec)) << text;
+  EXPECT_NO_THROW((void)dialects::libmamba_conda_build_form(*spec)) << text;
   EXPECT_NO_THROW((void)spec->conda_build_form()) << text;
   EXPECT_NO_THROW((void)spec->conda_env_form()) << text;
-  EXPECT_NO_THROW((void)spec->version_str_rattler()) << text;
+  EXPECT_NO_THROW((void)dialects::rattler_version_str(*spec)) << text;
 }
 
 // Found by fuzz_match_spec: a '*' in a package URL made its channel a glob

@@ -3,9 +3,9 @@
 //
 // Fields without a suffix are conda's answer (gpuenv follows conda); a
 // `(libmamba)` / `(rattler)` suffix asks for that project's printed form, and
-// gpuenv's printers for those dialects answer it. conda_build_form rows taken
+// the test-only printers for those dialects (support/) answer it. conda_build_form rows taken
 // from libmamba's suite assert libmamba's MatchSpec::conda_build_form, so they
-// are checked against MatchSpec::conda_build_form_libmamba().
+// are checked against dialects::libmamba_conda_build_form() (tests/unit/specs/support).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +13,8 @@
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 #include "match_spec_test_support.hpp"
+#include "support/libmamba_printer.hpp"
+#include "support/rattler_printer.hpp"
 #include "support/testdata.hpp"
 
 namespace gpuenv::specs {
@@ -64,17 +66,17 @@ std::string field_value(const MatchSpec& spec, const std::string& field) {
   if (field == "is_only_package_name") return bool_text(spec.is_only_package_name());
   if (field == "is_file") return bool_text(spec.is_file());
   if (field == "version_expression_size") {
-    return std::to_string(spec.version_expression_size_libmamba());
+    return std::to_string(dialects::libmamba_version_expression_size(spec));
   }
-  if (field == "version(libmamba)") return spec.version_str_libmamba();
-  if (field == "build_number(libmamba)") return spec.build_number_str_libmamba();
-  if (field == "channel(libmamba)") return spec.channel_str_libmamba();
+  if (field == "version(libmamba)") return dialects::libmamba_version_str(spec);
+  if (field == "build_number(libmamba)") return dialects::libmamba_build_number_str(spec);
+  if (field == "channel(libmamba)") return dialects::libmamba_channel_str(spec);
   if (field == "channel.location") {
-    const auto channel = spec.channel_str_libmamba();
+    const auto channel = dialects::libmamba_channel_str(spec);
     return channel.substr(0, channel.ends_with(']') ? channel.rfind('[') : channel.size());
   }
-  if (field == "version(rattler)") return spec.version_str_rattler();
-  if (field == "build_number(rattler)") return spec.build_number_str_rattler();
+  if (field == "version(rattler)") return dialects::rattler_version_str(spec);
+  if (field == "build_number(rattler)") return dialects::rattler_build_number_str(spec);
   if (field == "channel(rattler).name") {
     return resolved_channel(spec) ? resolved_channel(spec)->name() : "<none>";
   }
@@ -185,10 +187,10 @@ TEST(MatchSpecTables, CanonicalStringForms) {
         EXPECT_EQ(MatchSpec::parse(spec.str(), test::test_context()).str(), spec.str())
             << where(table, row) << ": '" << input << "'";
       } else if (form == "str(libmamba)") {
-        EXPECT_EQ(spec.str_libmamba(), expected) << where(table, row) << ": '" << input << "'";
+        EXPECT_EQ(dialects::libmamba_str(spec), expected) << where(table, row) << ": '" << input << "'";
       } else if (form == "conda_build_form") {
         const auto printed =
-            from_libmamba ? spec.conda_build_form_libmamba() : spec.conda_build_form();
+            from_libmamba ? dialects::libmamba_conda_build_form(spec) : spec.conda_build_form();
         EXPECT_EQ(printed, expected) << where(table, row) << ": '" << input << "'";
       } else if (form == "conda_env_form") {
         EXPECT_EQ(spec.conda_env_form(), expected) << where(table, row) << ": '" << input << "'";

@@ -9,6 +9,18 @@
 namespace gpuenv::specs {
 namespace {
 
+TEST(PackageFilename, KnowsTheTwoExtensions) {
+  EXPECT_TRUE(is_package_file_name("a-1-0.conda"));
+  EXPECT_TRUE(is_package_file_name("a-1-0.tar.bz2"));
+  EXPECT_FALSE(is_package_file_name("a-1-0.zip"));
+  EXPECT_FALSE(is_package_file_name("a-1-0.bz2"));
+  EXPECT_EQ(strip_package_extension("a-1-0.tar.bz2"), "a-1-0");
+  EXPECT_EQ(strip_package_extension("a-1-0.conda"), "a-1-0");
+  // One extension is stripped, the last one; other names come back as given.
+  EXPECT_EQ(strip_package_extension("a-1-0.tar.bz2.conda"), "a-1-0.tar.bz2");
+  EXPECT_EQ(strip_package_extension("a-1-0.zip"), "a-1-0.zip");
+}
+
 TEST(PackageFilename, AcceptsBarePackageFileNames) {
   for (const std::string name : {"numpy-1.26.4-py312h8753938_0.conda", "zlib-1.2.11-h7b6447c_3.tar.bz2",
                                  "_libgcc_mutex-0.1-conda_forge.tar.bz2", "a-1-0.conda", "x.conda"}) {
@@ -48,6 +60,7 @@ TEST(PackageFilename, MatchesOnlyTheRecordsOwnNameVersionBuild) {
   EXPECT_FALSE(filename_matches_record("numpy-1.26.4-py312_0.zip", "numpy", "1.26.4", "py312_0"));
   EXPECT_TRUE(filename_matches_record("a-b-1-0.conda", "a-b", "1", "0"));
   EXPECT_FALSE(filename_matches_record("../x-1-0.conda", "x", "1", "0"));
+  EXPECT_FALSE(filename_matches_record("x-1-0", "x", "1", "0"));
 }
 
 TEST(PackageFilename, PrintableEscapesControlCharacters) {

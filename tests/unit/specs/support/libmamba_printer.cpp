@@ -1,5 +1,7 @@
 // How libmamba (mamba 2.x, libmamba/src/specs/match_spec.cpp) reads and prints
-// a spec, for printing gpuenv's specs in mamba's dialect. libmamba differs
+// a spec, so the conformance tests can check gpuenv's reading against
+// libmamba's rows of ../shared/testdata/vectors. Test-only: gpuenv itself
+// prints conda's dialect. libmamba differs
 // from conda in three ways that change the printed text:
 //   - positional values win over bracket values (`numpy=1.8[version=2]` is =1.8),
 //   - `name=1.0=build` keeps `=1.0` (starts with) where conda reads `==1.0`,
@@ -7,14 +9,22 @@
 //     nested group is printed in parentheses: `>=1.8,<2|1.9` -> `>=1.8,(<2|==1.9)`.
 // The spec text was already accepted by conda's parser, so this reading only
 // reconstructs; it does not validate.
+#include "libmamba_printer.hpp"
+
 #include <algorithm>
 #include <memory>
 
-#include "gpuenv/specs/match_spec.hpp"
-#include "gpuenv/specs/match_spec_syntax.hpp"
+#include "gpuenv/specs/build_number_spec.hpp"
+#include "gpuenv/specs/channel.hpp"
+#include "gpuenv/specs/package_record.hpp"
+#include "gpuenv/specs/platform.hpp"
 #include "gpuenv/specs/spec_error.hpp"
+// The library's own lexer and parsers (internal headers), so both readings
+// split text alike and a failure is a value.
+#include "gpuenv/specs/match_spec_syntax.hpp"
+#include "gpuenv/specs/spec_parsing.hpp"
 
-namespace gpuenv::specs {
+namespace gpuenv::specs::dialects {
 
 using spec_syntax::lowered;
 using spec_syntax::trim;
@@ -169,11 +179,12 @@ class LibmambaSpecView {
  public:
   LibmambaSpecView() = default;
   explicit LibmambaSpecView(const MatchSpec& spec) {
+    // The lexer reports by throwing (it serves MatchSpec::parse). Text conda's
+    // reading accepts but this one does not: conda's canonical form always
+    // reads here, so print that instead of failing.
     try {
       read(spec.original());
     } catch (const SpecError&) {
-      // Text conda's reading accepts but this one does not; conda's canonical
-      // form always reads here, so print that instead of failing.
       *this = LibmambaSpecView();
       read(spec.str());
     }
@@ -333,6 +344,14 @@ class LibmambaSpecView {
     channel_ = std::string(text);
   }
 
+  // libmamba's printed build number; the text as written when it is not one.
+  static std::string build_number_text(std::string_view value) {
+    const auto number = detail::parse_build_number_spec(value);
+    if (!number) return std::string(value);
+    if (number.value().is_explicitly_free()) return std::string();
+    return number.value().is_exact() ? "=" + number.value().str() : number.value().str();
+  }
+
   static std::vector<std::string> split_list(std::string_view text) {
     std::vector<std::string> items;
     std::size_t start = 0;
@@ -352,14 +371,7 @@ class LibmambaSpecView {
     } else if (key == "build" || key == "build_string") {
       build_ = std::string(value);
     } else if (key == "build_number") {
-      try {
-        const auto number = BuildNumberSpec::parse(value);
-        build_number_ = number.is_explicitly_free() ? std::string()
-                        : number.is_exact()         ? "=" + number.str()
-                                                    : number.str();
-      } catch (const SpecError&) {
-        build_number_ = std::string(value);
-      }
+      build_number_ = build_number_text(value);
     } else if (key == "channel" || key == "url") {
       set_channel(value);
     } else if (key == "subdir") {
@@ -402,22 +414,22 @@ class LibmambaSpecView {
   bool optional_ = false;
 };
 
-std::string MatchSpec::str_libmamba() const { return LibmambaSpecView(*this).str(); }
-std::string MatchSpec::conda_build_form_libmamba() const {
-  return LibmambaSpecView(*this).conda_build_form();
+std::string libmamba_str(const MatchSpec& spec) { return LibmambaSpecView(spec).str(); }
+std::string libmamba_conda_build_form(const MatchSpec& spec) {
+  return LibmambaSpecView(spec).conda_build_form();
 }
-std::string MatchSpec::version_str_libmamba() const {
-  return LibmambaSpecView(*this).version_str();
+std::string libmamba_version_str(const MatchSpec& spec) {
+  return LibmambaSpecView(spec).version_str();
 }
-std::string MatchSpec::build_number_str_libmamba() const {
-  const auto text = LibmambaSpecView(*this).build_number_str();
+std::string libmamba_build_number_str(const MatchSpec& spec) {
+  const auto text = LibmambaSpecView(spec).build_number_str();
   return text.empty() ? "=*" : text;
 }
-std::string MatchSpec::channel_str_libmamba() const {
-  return LibmambaSpecView(*this).channel_str();
+std::string libmamba_channel_str(const MatchSpec& spec) {
+  return LibmambaSpecView(spec).channel_str();
 }
-std::size_t MatchSpec::version_expression_size_libmamba() const {
-  return LibmambaSpecView(*this).version_size();
+std::size_t libmamba_version_expression_size(const MatchSpec& spec) {
+  return LibmambaSpecView(spec).version_size();
 }
 
-}  // namespace gpuenv::specs
+}  // namespace gpuenv::specs::dialects

@@ -64,6 +64,10 @@ std::expected<ChannelArguments, std::string> with_configuration(const ChannelArg
   }
   const auto& configuration = *configured.configuration;
   configured.offline = arguments.offline || configuration.offline;
+  auto client = net::client_settings_from(configuration, env);
+  if (!client) return std::unexpected(client.error());
+  configured.client = std::move(client->settings);
+  configured.client_warnings = std::move(client->warnings);
 
   if (!configured.platform.empty()) {
     const auto platform = specs::Platform::parse(configured.platform);
@@ -201,6 +205,8 @@ std::expected<solver::ChannelLoadResult, std::string> load_channels_for(
   options.cache_dir = util::resolve_user_directories(env).cache_dir;
   options.offline = arguments.offline;
   options.show_progress = show_progress;
+  options.client = arguments.client;
+  for (const auto& warning : arguments.client_warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
   // Only the records the specs can reach (their dependency closure): the
   // same solution as with every record, from a small part of the channel.
   options.reachable_from = specs;

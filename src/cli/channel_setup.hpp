@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/net/client_settings.hpp"
 #include "gpuenv/solver/channel_loader.hpp"
 #include "gpuenv/solver/package_database.hpp"
 #include "gpuenv/solver/solver.hpp"
@@ -36,6 +37,11 @@ struct ChannelArguments {
   // it, the functions below read it from the environment they are given
   // (channel_priority, having none, uses the flags alone).
   std::optional<util::CondaConfig> configuration;
+  // TLS, proxies and timeouts from that configuration and the environment
+  // (net::client_settings_from), and the warnings to print once when the
+  // network is used.
+  net::ClientSettings client;
+  std::vector<std::string> client_warnings;
 };
 
 void add_channel_options(CLI::App* command, ChannelArguments& arguments);

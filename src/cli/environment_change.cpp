@@ -249,6 +249,7 @@ std::expected<PlannedChange, int> solve_change(const ChangeArguments& arguments,
     change.safety_checks = configured->configuration->safety_checks;
     change.extra_safety_checks = configured->configuration->extra_safety_checks;
   }
+  change.client = configured->client;
   const auto target = target_platform(*configured);
   const std::string platform(target.str());
   auto pins = configured_pins(*configured, channel_context(env, *configured->configuration), prefix);
@@ -335,6 +336,7 @@ int carry_out_change(const PlannedChange& change, const ChangeArguments& argumen
   options.cache.safety_checks = change.safety_checks;
   options.cache.extra_safety_checks = change.extra_safety_checks;
   options.cache.download.channel_credentials = change.loaded.credentials;
+  options.cache.download.client = change.client;
   options.on_lock_wait = print_notice;
   options.command_line = command_line();
   options.tool_version = GPUENV_VERSION;

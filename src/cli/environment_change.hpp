@@ -122,6 +122,7 @@ struct PlannedChange {
   // conda's safety_checks and extra_safety_checks, from the configuration.
   util::SafetyChecksSetting safety_checks = util::SafetyChecksSetting::warn;
   bool extra_safety_checks = false;
+  net::ClientSettings client;  // for the package downloads
   // What to say when there is nothing to do.
   std::string nothing_to_do = "All requested packages already installed.";
 };

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <future>
 
+#include "gpuenv/net/file_url.hpp"
 #include "gpuenv/package/archive_format.hpp"
 #include "gpuenv/package/extract.hpp"
 #include "gpuenv/package/file_content.hpp"
@@ -359,8 +360,8 @@ CachedPackage PackageCache::fetch(const specs::PackageRecord& record) const {
   if (!digests) {
     const auto request = download_request(record);
     package::DownloadResult result;
-    if (const auto local = package::local_path_of_url(record.url)) {
-      result = package::copy_local_package(*local, request);
+    if (net::is_file_url(record.url)) {
+      result = package::copy_local_package(request);
     } else {
       std::promise<package::DownloadResult> finished;
       {

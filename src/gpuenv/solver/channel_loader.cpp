@@ -198,6 +198,7 @@ std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& dat
   fetch_options.cache_dir = options.cache_dir.empty() ? std::filesystem::path() : options.cache_dir / "repodata";
   fetch_options.offline = options.offline;
   fetch_options.show_progress = options.show_progress;
+  fetch_options.client = options.client;
   const auto fetched = repodata::fetch_repodata(requests, fetch_options);
 
   std::vector<FetchedSubdir> subdirs;

@@ -29,7 +29,7 @@ PackageCacheOptions cache_options(const std::filesystem::path& pkgs) {
   PackageCacheOptions options;
   options.pkgs_dirs = {pkgs};
   options.workers = 2;
-  options.download.retry_delay = std::chrono::milliseconds(10);
+  options.download.retry.backoff = std::chrono::milliseconds(10);
   return options;
 }
 

@@ -8,6 +8,7 @@
 
 #include "gpuenv/package/downloader.hpp"
 #include "support/temp_directory.hpp"
+#include "support/test_certificates.hpp"
 #include "support/test_http_server.hpp"
 
 namespace gpuenv::package {
@@ -220,6 +221,27 @@ TEST(PackageDownloader, ARedirectToAnotherOriginCarriesNoCredentials) {
   ASSERT_FALSE(failed[0].ok());
   EXPECT_EQ(failed[0].error.find("secret"), std::string::npos) << failed[0].error;
   EXPECT_EQ(failed[0].error.find("tk-1"), std::string::npos) << failed[0].error;
+}
+
+// The downloader's transfers get the same TLS setup as the repodata fetch
+// (net::configure_transfer): refused until the CA is trusted, and a TLS
+// failure is not retried.
+TEST(PackageDownloader, DownloadsOverHttpsOnlyFromATrustedServer) {
+  TempDirectory scratch;
+  const auto certificates = testing::make_test_certificates(scratch / "pki");
+  TestHttpServer server(scratch / "served", certificates.server());
+  const auto content = random_bytes(20000, 3);
+  write(scratch / "served/pkg.conda", content);
+  const auto refused = download_all({request_for(server.url("/pkg.conda"), scratch / "a.conda")}, with_retries(2));
+  ASSERT_FALSE(refused[0].ok());
+  EXPECT_NE(refused[0].error.find("ssl_verify"), std::string::npos) << refused[0].error;
+  EXPECT_EQ(refused[0].error.find("attempts"), std::string::npos) << refused[0].error;
+
+  auto options = with_retries(2);
+  options.client.tls.ca_bundle = certificates.ca.string();
+  const auto trusted = download_all({request_for(server.url("/pkg.conda"), scratch / "b.conda")}, options);
+  ASSERT_TRUE(trusted[0].ok()) << trusted[0].error;
+  EXPECT_EQ(trusted[0].digests.sha256, sha256_hex(content));
 }
 
 TEST(PackageLocalCopy, CopiesAndHashes) {

@@ -2,7 +2,8 @@
 // and certificates the test makes: `create --dry-run` (the repodata fetch)
 // and `create` (the package downloads) trust it only as configured
 // (ssl_verify in .condarc, REQUESTS_CA_BUNDLE), ssl_verify: false works with
-// one warning, and a client certificate is sent when configured.
+// one warning, a client certificate is sent when configured, and a
+// private channel's token appears in no message of a failure.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -112,6 +113,56 @@ TEST_F(Https, AClientCertificateIsSentWhenConfigured) {
                                machine_.env());
   ASSERT_EQ(with.exit_code, 0) << with.err;
   EXPECT_EQ(installed_dists(machine_ / "env"), (Dists{"app-1.0-h1_0", "libdep-2.0-h0_0"}));
+}
+
+// A tokenized channel failing in each way gpuenv can see: the token is in
+// no message, plain or --json.
+TEST_F(Https, ATokenIsInNoMessageOfAFailedRepodataFetch) {
+  const auto server = serve();
+  const std::string token = "tk-9876-secret";
+  const auto expect_hidden = [&](const std::string& channel, const std::string& why) {
+    for (const auto& json : {std::vector<std::string>{}, std::vector<std::string>{"--json"}}) {
+      const auto result = dry_run(channel, {}, json);
+      EXPECT_EQ(result.exit_code, 1) << why;
+      EXPECT_FALSE(contains(result.out + result.err, token)) << why << ": " << result.out << result.err;
+      EXPECT_TRUE(contains(result.out + result.err, "<TOKEN>")) << why << ": " << result.out << result.err;
+    }
+  };
+  expect_hidden(server->url("/t/" + token + "/channel"), "TLS failure");
+  write_condarc(trust_ca());
+  expect_hidden(server->url("/t/" + token + "/missing"), "404");
+  expect_hidden("https://127.0.0.1:1/t/" + token + "/channel", "connection refused");
+  server->redirect("*", "/t/" + token + "/loop/noarch/repodata.json.zst");
+  expect_hidden(server->url("/t/" + token + "/loop"), "redirect loop");
+}
+
+TEST_F(Https, ATokenIsInNoMessageOfAFailedPackageDownload) {
+  const auto server = serve();
+  const std::string token = "tk-5555-secret";
+  server->require_token(token);
+  write_condarc(trust_ca());
+  const std::string package = "/channel/linux-64/app-1.0-h1_0.conda";
+  const auto expect_hidden = [&](const std::string& why, const std::string& expected_words) {
+    for (const auto& json : {std::vector<std::string>{}, std::vector<std::string>{"--json"}}) {
+      std::vector<std::string> args = {"create", "-p", (machine_ / "env").string(), "-c",
+                                       server->url("/t/" + token + "/channel"), "--override-channels", "-y", "app"};
+      args.insert(args.end(), json.begin(), json.end());
+      const auto result = run_gpuenv(args, machine_.env());
+      EXPECT_EQ(result.exit_code, 1) << why;
+      EXPECT_TRUE(contains(result.out + result.err, expected_words)) << why << ": " << result.out << result.err;
+      EXPECT_FALSE(contains(result.out + result.err, token)) << why << ": " << result.out << result.err;
+    }
+  };
+  server->redirect(package, "/t/" + token + package);
+  expect_hidden("redirect loop", "redirected more than 10 times");
+  server->clear();
+  server->require_token(token);
+  server->fault(package, {{"kind", "drop"}, {"times", -1}});
+  expect_hidden("dropped connection", "app-1.0-h1_0.conda");
+  server->clear();
+  server->require_token(token);
+  server->fail_with_status(package, 404, -1);
+  expect_hidden("404", "HTTP 404");
 }
 
 }  // namespace

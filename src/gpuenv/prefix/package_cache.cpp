@@ -140,8 +140,9 @@ std::string package_filename(const specs::PackageRecord& record) {
   // refuses such names already, but records also come from explicit files,
   // URLs on the command line and callers yet to be written.
   if (const auto problem = specs::package_filename_problem(filename); !problem.empty()) {
-    throw PrefixError("refusing to fetch " + specs::printable(record.dist_str()) + " from " +
-                      (record.url.empty() ? std::string("its channel") : specs::printable(record.url)) +
+    const std::string source =
+        record.url.empty() ? std::string("its channel") : specs::printable(specs::mask_credentials(record.url));
+    throw PrefixError("refusing to fetch " + specs::printable(record.dist_str()) + " from " + source +
                       ": its file name '" + specs::printable(filename) + "' is not a bare package file name (" +
                       std::string(problem) +
                       "); the channel or the explicit file that lists it is broken or hostile: do not use it");

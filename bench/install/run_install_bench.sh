@@ -15,7 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 gpuenv=${1:-$root/build/dev/src/cli/gpuenv}
 runs=${2:-3}
 channel=$root/build/bench/install-channel
-work=$(mktemp -d /tmp/gpuenv-install-bench.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpuenv-install-bench.XXXXXX")  # TMPDIR=/dev/shm keeps disk noise out
 server_pid=
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true

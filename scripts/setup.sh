@@ -14,6 +14,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libzstd-dev
   zlib1g-dev libbz2-dev liblzma-dev libexpat1-dev
   googletest libgtest-dev libgmock-dev python3 python3-venv zstd liblz4-dev
+  openssl  # the CLI: the HTTPS tests make their own CA and certificates
 )
 test_tools_dir="$deps_dir/test-tools"
 

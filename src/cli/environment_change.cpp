@@ -200,6 +200,7 @@ int run_change(ChangeKind kind, const ChangeArguments& arguments) {
   TerminalReporter reporter(!arguments.json);
   const auto settings = environment::load_settings(settings_overrides(arguments.channels), env);
   if (!settings) return report_error(arguments, settings.error());
+  for (const auto& warning : settings->warnings) reporter.warning(warning);
 
   environment::ChangeRequest request;
   request.kind = kind;

@@ -80,6 +80,7 @@ int run_search(const SearchArguments& arguments) {
   const auto settings =
       environment::load_settings(settings_overrides(arguments.channels), util::process_environment());
   if (!settings) return fail(arguments, settings.error());
+  for (const auto& warning : settings->warnings) reporter.warning(warning);
   const auto found = environment::search(*settings, arguments.spec, reporter);
   if (!found) return fail(arguments, found.error());
   if (arguments.json) {

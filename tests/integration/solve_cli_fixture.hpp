@@ -33,7 +33,10 @@ class SolveCliMachine {
         // would change the answers.
         "HOME=" + (root_ / "home").string(), "XDG_CONFIG_HOME=" + (root_ / "xdg").string(), "-CONDARC",
         "-CONDA_PREFIX", "-CONDA_CHANNEL_PRIORITY", "-CONDA_PINNED_PACKAGES", "-CONDA_SUBDIR", "-CONDA_OFFLINE",
-        "-CONDA_CHANNEL_ALIAS", "-CONDA_DEFAULT_CHANNELS", "-CONDA_PKGS_DIRS", "-CONDA_ALWAYS_YES"};
+        "-CONDA_CHANNEL_ALIAS", "-CONDA_DEFAULT_CHANNELS", "-CONDA_PKGS_DIRS", "-CONDA_ALWAYS_YES",
+        // ... and so would the caller's TLS and proxy variables.
+        "-REQUESTS_CA_BUNDLE", "-CURL_CA_BUNDLE", "-SSL_CERT_FILE", "-SSL_CERT_DIR", "-CONDA_SSL_VERIFY",
+        "-http_proxy", "-https_proxy", "-all_proxy", "-HTTPS_PROXY", "-ALL_PROXY"};
     assignments.insert(assignments.end(), extra.begin(), extra.end());
     return assignments;
   }

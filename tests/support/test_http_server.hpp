@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -25,6 +26,7 @@ namespace gpuenv::testing {
 
 struct ServedRequest {
   std::string path;
+  std::string proxied_url;        // the absolute URL asked for, when used as a proxy
   std::string if_none_match;      // empty when the header was absent
   std::string if_modified_since;  // empty when the header was absent
   std::string authorization;      // empty when the header was absent
@@ -33,9 +35,18 @@ struct ServedRequest {
   double end = 0;    // answer about to be sent; -1 while still pending
 };
 
+// HTTPS instead of HTTP: the server's certificate and key (PEM), and when
+// client_ca is set, a client certificate signed by it is required.
+struct TlsServerFiles {
+  std::filesystem::path certificate;
+  std::filesystem::path key;
+  std::filesystem::path client_ca;
+};
+
 class TestHttpServer {
  public:
-  explicit TestHttpServer(const std::filesystem::path& root) {
+  explicit TestHttpServer(const std::filesystem::path& root, const std::optional<TlsServerFiles>& tls = {})
+      : scheme_(tls ? "https" : "http") {
     int to_child[2];
     int from_child[2];
     if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) {
@@ -47,8 +58,14 @@ class TestHttpServer {
     posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
     const std::string script = std::string(GPUENV_SOURCE_DIR) + "/tests/support/test_http_server.py";
     const std::string root_arg = root.string();
-    std::vector<char*> argv{const_cast<char*>("python3"), const_cast<char*>(script.c_str()),
-                            const_cast<char*>(root_arg.c_str()), nullptr};
+    std::vector<std::string> arguments{"python3", script, root_arg};
+    if (tls) {
+      arguments.insert(arguments.end(), {"--tls", tls->certificate.string(), tls->key.string()});
+      if (!tls->client_ca.empty()) arguments.insert(arguments.end(), {"--client-ca", tls->client_ca.string()});
+    }
+    std::vector<char*> argv;
+    for (auto& argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
     const int spawned = ::posix_spawnp(&pid_, "python3", &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(to_child[0]);
@@ -75,7 +92,7 @@ class TestHttpServer {
 
   int port() const { return port_; }
   std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
+    return scheme_ + "://127.0.0.1:" + std::to_string(port_) + path;
   }
 
   nlohmann::json command(const nlohmann::json& command) {
@@ -126,6 +143,7 @@ class TestHttpServer {
     for (const auto& entry : reply.at("requests")) {
       ServedRequest request;
       request.path = entry.at("path").get<std::string>();
+      if (entry.at("proxied_url").is_string()) request.proxied_url = entry.at("proxied_url");
       if (entry.at("if_none_match").is_string()) request.if_none_match = entry.at("if_none_match");
       if (entry.at("if_modified_since").is_string()) {
         request.if_modified_since = entry.at("if_modified_since");
@@ -169,6 +187,7 @@ class TestHttpServer {
     }
   }
 
+  std::string scheme_;
   pid_t pid_ = -1;
   int control_in_ = -1;
   int control_out_ = -1;

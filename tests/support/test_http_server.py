@@ -1,7 +1,15 @@
 #!/usr/bin/env python3
 """A real HTTP server for gpuenv's repodata fetch tests.
 
-Usage: test_http_server.py ROOT
+Usage: test_http_server.py ROOT [--tls CERT KEY] [--client-ca CA]
+
+--tls serves HTTPS with the server certificate CERT and its key KEY (PEM);
+--client-ca then requires a client certificate signed by CA.
+
+A request for an absolute URL ("GET http://other.host/x HTTP/1.1", as a
+client sends to an HTTP proxy) is answered from ROOT like a request for /x,
+and logged with that URL as "proxied_url": the server doubles as a proxy
+for tests of proxy settings.
 
 Serves the files under ROOT on 127.0.0.1 at a port the OS picks, with an ETag
 (md5 of the content), Last-Modified (the file's mtime) and Cache-Control,
@@ -32,7 +40,7 @@ Commands:
                                  (token and basic may both be required)
   {"op": "gzip", "enabled": B}   gzip-encode files for clients that accept it
                                  (as most channels serve repodata.json)
-  {"op": "requests"}   -> {"requests": [{"path", "if_none_match",
+  {"op": "requests"}   -> {"requests": [{"path", "proxied_url", "if_none_match",
                           "if_modified_since", "authorization", "status",
                           "start", "end"}]}
                           (start: request read; end: answer about to be
@@ -51,7 +59,9 @@ import http.server
 import json
 import os
 import socket
+import ssl
 import sys
+import urllib.parse
 import threading
 import time
 
@@ -94,8 +104,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # The entry is logged at once and completed just before the answer's
         # bytes go out, so a client that has its answer always finds it in
         # the log.
+        proxied_url = None
+        if self.path.startswith(("http://", "https://")):
+            proxied_url = self.path
+            parts = urllib.parse.urlsplit(self.path)
+            self.path = parts.path + ("?" + parts.query if parts.query else "")
         self.entry = {
             "path": self.path,
+            "proxied_url": proxied_url,
             "if_none_match": self.headers.get("If-None-Match"),
             "if_modified_since": self.headers.get("If-Modified-Since"),
             "authorization": self.headers.get("Authorization"),
@@ -269,12 +285,48 @@ def control_loop(state):
             reply({"ok": False, "error": repr(error)})
 
 
+def tls_context(args):
+    if "--tls" not in args:
+        return None
+    at = args.index("--tls")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(args[at + 1], args[at + 2])
+    if "--client-ca" in args:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(args[args.index("--client-ca") + 1])
+    return context
+
+
+class TlsServer(Server):
+    """Does the TLS handshake in the handler's thread, not the accepting one:
+    a client that fails it (an untrusted certificate) must not stall the
+    others."""
+
+    context = None
+
+    def finish_request(self, request, client_address):
+        try:
+            request = self.context.wrap_socket(request, server_side=True)
+        except (ssl.SSLError, OSError):
+            return  # the client refused us, or we refused its certificate
+        try:
+            super().finish_request(request, client_address)
+        finally:
+            request.close()
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: test_http_server.py ROOT")
-    state = State(sys.argv[1])
+    args = sys.argv[1:]
+    if len(args) < 1 or args[0].startswith("--"):
+        sys.exit("usage: test_http_server.py ROOT [--tls CERT KEY] [--client-ca CA]")
+    state = State(args[0])
     Handler.state = state
-    server = Server(("127.0.0.1", 0), Handler)
+    context = tls_context(args)
+    if context is None:
+        server = Server(("127.0.0.1", 0), Handler)
+    else:
+        TlsServer.context = context
+        server = TlsServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                      daemon=True).start()
     reply({"port": server.server_address[1]})

@@ -183,6 +183,7 @@ std::expected<ApplyResult, Error> apply(Plan& plan, const Settings& settings, co
   transaction.cache.safety_checks = settings.configuration.safety_checks;
   transaction.cache.extra_safety_checks = settings.configuration.extra_safety_checks;
   transaction.cache.download.channel_credentials = plan.loaded.credentials;
+  transaction.cache.download.client = settings.client;
   transaction.on_lock_wait = notice;
   transaction.command_line = options.command_line;
   transaction.tool_version = GPUENV_VERSION;

@@ -16,6 +16,7 @@ std::expected<solver::ChannelLoadResult, Error> load_channels_for(solver::Packag
   options.cache_dir = settings.directories.cache_dir;
   options.offline = settings.offline;
   options.fetch_observer = &reporter;
+  options.client = settings.client;
   // Only the records the specs can reach: the same answer as with every
   // record, from a small part of the channel.
   options.reachable_from = specs;

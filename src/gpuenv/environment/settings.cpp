@@ -90,7 +90,12 @@ std::expected<Settings, Error> settings_from(util::CondaConfig configuration, co
   auto platform = platform_to_solve_for(configuration, overrides);
   if (!platform) return std::unexpected(platform.error());
 
+  auto client = net::client_settings_from(configuration, env);
+  if (!client) return std::unexpected(make_error(ErrorKind::configuration, client.error()));
+
   Settings settings;
+  settings.client = std::move(client->settings);
+  settings.warnings = std::move(client->warnings);
   settings.platform = *platform;
   settings.channel_context = channel_context_of(configuration, env);
   settings.directories = util::resolve_user_directories(env);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpuenv/environment/error.hpp"
+#include "gpuenv/net/client_settings.hpp"
 #include "gpuenv/solver/solver.hpp"
 #include "gpuenv/specs/channel.hpp"
 #include "gpuenv/specs/match_spec.hpp"
@@ -46,6 +47,11 @@ struct Settings {
   bool override_channels = false;  // configured_channels left out on purpose
   solver::ChannelPriority channel_priority = solver::ChannelPriority::flexible;
   bool offline = false;
+  // TLS, proxies, timeouts: one value for every transfer of the run.
+  net::ClientSettings client;
+  // What the user should hear once per command about these settings
+  // (conda's InsecureRequestWarning for ssl_verify: false).
+  std::vector<std::string> warnings;
   // The process environment the settings were read from: CONDA_OVERRIDE_*
   // and the CUDA detection cache are read through it when solving.
   util::EnvLookup env;

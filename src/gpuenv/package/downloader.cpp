@@ -16,7 +16,8 @@
 #include <vector>
 
 #include "gpuenv/specs/channel.hpp"
-#include "gpuenv/util/redirect_policy.hpp"
+#include "gpuenv/net/file_url.hpp"
+#include "gpuenv/net/transfer_policy.hpp"
 #include "gpuenv/util/subprocess.hpp"
 
 namespace gpuenv::package {
@@ -24,17 +25,6 @@ namespace gpuenv::package {
 namespace {
 
 constexpr long kReceiveBuffer = 512 * 1024;  // fewer, larger write callbacks
-
-void initialise_libcurl_once() {
-  // curl_global_init must not race with other threads using libcurl; once,
-  // before the first handle, is what libcurl asks for.
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-      throw std::runtime_error("libcurl failed to initialise (curl_global_init)");
-    }
-  });
-}
 
 // Writes every byte (util::write_all retries short writes and EINTR).
 bool write_all(int fd, const char* data, std::size_t size) {
@@ -117,7 +107,7 @@ struct Downloader::Impl {
   std::thread thread;
 
   explicit Impl(DownloaderOptions chosen) : options(std::move(chosen)) {
-    initialise_libcurl_once();
+    net::initialise_libcurl_once();
     multi = curl_multi_init();
     if (multi == nullptr) throw std::runtime_error("libcurl cannot create a multi handle");
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options.max_parallel));
@@ -156,19 +146,12 @@ struct Downloader::Impl {
     CURL* easy = curl_easy_init();
     transfer->easy = easy;
     transfer->fetched_url = specs::with_channel_credentials(transfer->request.url, options.channel_credentials);
-    curl_easy_setopt(easy, CURLOPT_URL, transfer->fetched_url.c_str());
-    util::follow_redirects_safely(easy);
+    net::configure_transfer(easy, options.client, transfer->fetched_url);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Impl::on_data);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer.get());
     curl_easy_setopt(easy, CURLOPT_PRIVATE, transfer.get());
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer->error_buffer);
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, options.user_agent.c_str());
     curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, kReceiveBuffer);
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.stall_timeout.count()));
-    // Stall limit: fewer than 1 byte/s for stall_timeout seconds.
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout.count()));
     // Package files are already compressed: ask for them as they are.
     curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, nullptr);
     curl_multi_add_handle(multi, easy);
@@ -178,23 +161,6 @@ struct Downloader::Impl {
   void finish(std::unique_ptr<Transfer> transfer, DownloadResult result) {
     transfer->sink.close();
     transfer->done(std::move(result));
-  }
-
-  static bool retryable(CURLcode code, long status) {
-    if (code == CURLE_OK) return status >= 500 || status == 429;
-    switch (code) {
-      case CURLE_COULDNT_CONNECT:
-      case CURLE_SEND_ERROR:
-      case CURLE_RECV_ERROR:
-      case CURLE_GOT_NOTHING:
-      case CURLE_PARTIAL_FILE:
-      case CURLE_OPERATION_TIMEDOUT:
-      case CURLE_HTTP2:
-      case CURLE_HTTP2_STREAM:
-        return true;
-      default:
-        return false;
-    }
   }
 
   void completed(CURL* easy, CURLcode code) {
@@ -218,9 +184,11 @@ struct Downloader::Impl {
       finish(std::move(transfer), std::move(result));
       return;
     }
-    if (retryable(code, status) && transfer->attempt < options.retries) {
+    const auto failure = net::classify_failure(code, transfer->error_buffer, transfer->sink.write_error != 0);
+    if (net::RetryPolicy::is_transient(failure, code == CURLE_OK ? status : 0) &&
+        options.retry.may_retry(transfer->attempt + 1)) {
       ++transfer->attempt;
-      transfer->not_before = std::chrono::steady_clock::now() + options.retry_delay * transfer->attempt;
+      transfer->not_before = std::chrono::steady_clock::now() + options.retry.delay_after(transfer->attempt);
       waiting.push_back(std::move(transfer));
       return;
     }
@@ -238,11 +206,9 @@ struct Downloader::Impl {
                      std::to_string(status) +
                      (status == 404 ? " (not found: the channel's index is stale, refresh it)"
                                     : "");
-    } else if (const auto refused = util::redirect_failure(code); !refused.empty()) {
-      result.error = "downloading " + url + " failed: " + refused;
     } else {
-      const std::string detail = specs::mask_credentials(
-          transfer->error_buffer[0] != '\0' ? transfer->error_buffer : curl_easy_strerror(code));
+      const std::string detail =
+          net::describe_failure(code, transfer->error_buffer, options.client, transfer->request.url);
       result.error = "downloading " + url + " failed: " + detail +
                      (transfer->attempt > 0
                           ? " (after " + std::to_string(transfer->attempt + 1) + " attempts)"
@@ -324,9 +290,14 @@ void Downloader::submit(DownloadRequest request, Completion done) {
   curl_multi_wakeup(impl_->multi);
 }
 
-DownloadResult copy_local_package(const std::filesystem::path& source,
-                                  const DownloadRequest& request) {
+DownloadResult copy_local_package(const DownloadRequest& request) {
   DownloadResult result;
+  const auto local = net::path_from_file_url(request.url);
+  if (!local) {
+    result.error = "cannot download " + specs::mask_credentials(request.url) + ": " + local.error();
+    return result;
+  }
+  const std::filesystem::path& source = *local;
   const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) {
     result.error = "cannot read " + source.string() + " (from " + specs::mask_credentials(request.url) + "): " +
@@ -364,14 +335,6 @@ DownloadResult copy_local_package(const std::filesystem::path& source,
   if (result.ok()) result.digests = sink.finish();
   sink.close();
   return result;
-}
-
-std::optional<std::filesystem::path> local_path_of_url(std::string_view url) {
-  if (!url.starts_with("file://")) return std::nullopt;
-  url.remove_prefix(7);
-  // file://localhost/path and file:///path both name /path.
-  if (url.starts_with("localhost/")) url.remove_prefix(9);
-  return std::filesystem::path(specs::percent_decode(url));
 }
 
 }  // namespace gpuenv::package

@@ -1,8 +1,10 @@
 // Downloading package files: many at once over one libcurl multi handle on
-// a thread of its own, each written straight to its destination and hashed
+// a thread of its own, each transfer set up by net::configure_transfer (TLS,
+// proxies, redirects, stall timeout, user agent), each written straight to its destination and hashed
 // as the bytes arrive, so verifying a download costs no second read.
 //
-// file:// URLs are copied (and hashed) by `copy_local_package` instead: on a
+// file:// URLs (net::is_file_url) are copied (and hashed) by
+// `copy_local_package` instead: on a
 // local disk a plain read/write loop is faster than libcurl's file protocol
 // and can run on the caller's worker threads.
 #pragma once
@@ -16,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/net/client_settings.hpp"
+#include "gpuenv/net/retry_policy.hpp"
 #include "gpuenv/package/hashing.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
 
@@ -43,14 +47,12 @@ struct DownloadResult {
 
 struct DownloaderOptions {
   std::size_t max_parallel = 8;
-  // A transfer fails when no byte arrived for this long (a stall limit:
-  // a big package on a slow link is fine while it keeps moving).
-  std::chrono::seconds stall_timeout{60};
+  // TLS, proxies, the stall timeout and the user agent: the same value the
+  // repodata fetch uses (net::client_settings_from).
+  net::ClientSettings client;
   // Further attempts after a connection failure, a truncated body or a 5xx
   // or 429 answer; 4xx answers are final.
-  int retries = 2;
-  std::chrono::milliseconds retry_delay{250};
-  std::string user_agent = "gpuenv";
+  net::RetryPolicy retry{.max_retries = 2, .backoff = std::chrono::milliseconds(250)};
   // The private channels of this run: a download from one's origin carries
   // its token and Basic auth (request URLs never hold them, so messages and
   // records cannot leak them); other hosts get none.
@@ -77,13 +79,9 @@ class Downloader {
   std::unique_ptr<Impl> impl_;
 };
 
-// Copies a local file to `destination`, hashing it on the way. The result's
-// error names the source when it cannot be read.
-DownloadResult copy_local_package(const std::filesystem::path& source,
-                                  const DownloadRequest& request);
-
-// The local path a file:// URL names (percent-decoded), or nullopt for
-// other URLs.
-std::optional<std::filesystem::path> local_path_of_url(std::string_view url);
+// Copies the local file request.url (a file:// URL) names to `destination`,
+// hashing it on the way. The result's error names the source when it cannot
+// be read, or says why the URL names no local file (another host).
+DownloadResult copy_local_package(const DownloadRequest& request);
 
 }  // namespace gpuenv::package

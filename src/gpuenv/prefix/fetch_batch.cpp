@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "gpuenv/net/file_url.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
 
 namespace gpuenv::prefix {
@@ -71,8 +72,8 @@ void FetchBatch::start(std::size_t index) {
       return;
     }
     slot.request = cache_.download_request(slot.record);
-    if (const auto local = package::local_path_of_url(slot.record.url)) {
-      downloaded(index, package::copy_local_package(*local, *slot.request));
+    if (net::is_file_url(slot.record.url)) {
+      downloaded(index, package::copy_local_package(*slot.request));
       return;
     }
     submit_download(index);

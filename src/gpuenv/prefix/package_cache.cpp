@@ -7,6 +7,7 @@
 #include <cstring>
 #include <future>
 
+#include "gpuenv/net/file_url.hpp"
 #include "gpuenv/package/extract.hpp"
 #include "gpuenv/package/file_content.hpp"
 #include "gpuenv/package/package_error.hpp"
@@ -138,8 +139,9 @@ std::string package_filename(const specs::PackageRecord& record) {
   // refuses such names already, but records also come from explicit files,
   // URLs on the command line and callers yet to be written.
   if (const auto problem = specs::package_filename_problem(filename); !problem.empty()) {
-    throw PrefixError("refusing to fetch " + specs::printable(record.dist_str()) + " from " +
-                      (record.url.empty() ? std::string("its channel") : specs::printable(record.url)) +
+    const std::string source =
+        record.url.empty() ? std::string("its channel") : specs::printable(specs::mask_credentials(record.url));
+    throw PrefixError("refusing to fetch " + specs::printable(record.dist_str()) + " from " + source +
                       ": its file name '" + specs::printable(filename) + "' is not a bare package file name (" +
                       std::string(problem) +
                       "); the channel or the explicit file that lists it is broken or hostile: do not use it");
@@ -358,8 +360,8 @@ CachedPackage PackageCache::fetch(const specs::PackageRecord& record) const {
   if (!digests) {
     const auto request = download_request(record);
     package::DownloadResult result;
-    if (const auto local = package::local_path_of_url(record.url)) {
-      result = package::copy_local_package(*local, request);
+    if (net::is_file_url(record.url)) {
+      result = package::copy_local_package(request);
     } else {
       std::promise<package::DownloadResult> finished;
       {

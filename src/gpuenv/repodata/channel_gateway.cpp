@@ -77,6 +77,7 @@ std::expected<FetchedChannels, std::string> fetch_channels(const GatewayRequest&
   fetch_options.cache_dir = request.cache_dir;
   fetch_options.offline = request.offline;
   fetch_options.observer = request.observer;
+  fetch_options.client = request.client;
   const auto fetched = fetch_repodata(requests, fetch_options);
 
   FetchedChannels result;

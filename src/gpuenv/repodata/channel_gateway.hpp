@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/net/client_settings.hpp"
 #include "gpuenv/repodata/fetch_observer.hpp"
 #include "gpuenv/specs/channel.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
@@ -42,6 +43,7 @@ struct GatewayRequest {
   std::filesystem::path cache_dir;
   bool offline = false;
   FetchObserver* observer = nullptr;  // told about downloads; may be null
+  net::ClientSettings client;  // TLS, proxies, timeouts
 };
 
 // A subdir whose repodata.json is on local disk.

@@ -5,7 +5,6 @@
 
 #include "gpuenv/repodata/fetch_errors.hpp"
 #include "gpuenv/repodata/fetch_observer.hpp"
-#include "gpuenv/repodata/http_client.hpp"
 #include "gpuenv/repodata/local_fetch.hpp"
 #include "gpuenv/repodata/remote_fetch.hpp"
 #include "gpuenv/repodata/repodata_cache.hpp"
@@ -39,7 +38,7 @@ std::vector<FetchResult> fetch_repodata(const std::vector<RepodataRequest>& requ
   const RepodataCache cache(options.cache_dir);
   FetchObserver nobody;
   FetchObserver& observer = options.observer != nullptr ? *options.observer : nobody;
-  std::unique_ptr<HttpClient> client;
+  std::unique_ptr<net::HttpClient> client;
   std::vector<std::pair<std::size_t, std::unique_ptr<RemoteSubdirFetch>>> downloads;
   std::map<std::string, std::size_t> first_request_of_url;
   std::vector<std::pair<std::size_t, std::size_t>> duplicates;  // (request, same as request)
@@ -79,8 +78,7 @@ std::vector<FetchResult> fetch_repodata(const std::vector<RepodataRequest>& requ
       continue;
     }
     if (!client) {
-      client = std::make_unique<HttpClient>(HttpClientOptions{
-          options.timeout, options.max_parallel, "gpuenv/" GPUENV_VERSION});
+      client = std::make_unique<net::HttpClient>(net::HttpClientOptions{options.client, options.max_parallel});
     }
     auto download = std::make_unique<RemoteSubdirFetch>(
         std::move(*location), request.channel_display_name, std::move(cached),

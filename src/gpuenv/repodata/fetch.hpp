@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/net/client_settings.hpp"
+#include "gpuenv/net/retry_policy.hpp"
 #include "gpuenv/repodata/fetch_observer.hpp"
 
 namespace gpuenv::repodata {
@@ -28,9 +30,10 @@ struct FetchOptions {
   // Use the cache only; a subdir that is not cached is an error. Local
   // channels are still read (they need no network).
   bool offline = false;
-  int max_retries = 3;                   // repeats of a transiently failed request
-  std::chrono::milliseconds backoff{500};  // first retry delay, doubling after
-  std::chrono::seconds timeout{30};      // fail a transfer after this long without a byte
+  // TLS, proxies, the stall timeout and the user agent (one value for the
+  // whole run, net::client_settings_from).
+  net::ClientSettings client;
+  net::RetryPolicy retry;                // repeats of a transiently failed request
   std::size_t max_parallel = 16;         // transfers in flight at once
   // Use a cached copy without asking the server while it is younger than
   // this. nullopt: follow the server's Cache-Control max-age (conda's and

@@ -65,7 +65,7 @@ std::string describe_status(long status) {
   return reason.empty() ? fmt::format("HTTP {}", status) : fmt::format("HTTP {} {}", status, reason);
 }
 
-FetchError status_error(const FetchSubject& subject, const HttpResponse& response, int attempts) {
+FetchError status_error(const FetchSubject& subject, const net::HttpResponse& response, int attempts) {
   const bool missing = response.status == 404 || response.status == 410;
   return FetchError{missing ? FetchErrorKind::not_found : FetchErrorKind::http_status, subject.url,
                     subject.channel,
@@ -74,27 +74,28 @@ FetchError status_error(const FetchSubject& subject, const HttpResponse& respons
                                 advice_for_status(subject, response.status))};
 }
 
-FetchError transport_error(const FetchSubject& subject, const HttpResponse& response, int attempts,
+FetchError transport_error(const FetchSubject& subject, const net::HttpResponse& response, int attempts,
                            std::chrono::seconds stall_timeout) {
   std::string why;
   std::string advice;
   switch (response.failure) {
-    case TransportFailure::timed_out:
+    case net::TransportFailure::timed_out:
       why = fmt::format("no data arrived for {} s ({})", stall_timeout.count(), response.failure_detail);
       advice = "check the network connection and proxy settings, raise the timeout, or use --offline to work from the cache";
       break;
-    case TransportFailure::truncated:
+    case net::TransportFailure::truncated:
       why = fmt::format("the connection closed before the whole file arrived ({})", response.failure_detail);
       advice = "try again later, or use --offline to work from the cache";
       break;
-    case TransportFailure::name_resolution:
+    case net::TransportFailure::name_resolution:
       why = fmt::format("the host name does not resolve ({})", response.failure_detail);
       advice = "check the channel URL, the network connection and DNS/proxy settings";
       break;
-    case TransportFailure::tls:
-      why = fmt::format("the secure connection failed ({})", response.failure_detail);
-      advice = "check the system's CA certificates and any TLS-intercepting proxy";
-      break;
+    case net::TransportFailure::tls:
+      // The detail already says which setting to change (net::describe_failure).
+      return FetchError{FetchErrorKind::network, subject.url, subject.channel,
+                        fmt::format("{}: the secure connection failed: {}", what_failed(subject),
+                                    response.failure_detail)};
     default:
       why = response.failure_detail;
       advice = "check the network connection and proxy settings, or use --offline to work from the cache";

@@ -8,7 +8,7 @@
 
 #include "gpuenv/repodata/body_writer.hpp"
 #include "gpuenv/repodata/fetch.hpp"
-#include "gpuenv/repodata/http_client.hpp"
+#include "gpuenv/net/http_client.hpp"
 
 namespace gpuenv::repodata {
 
@@ -22,8 +22,8 @@ struct FetchSubject {
 // "HTTP 404 Not Found", "HTTP 599".
 std::string describe_status(long status);
 
-FetchError status_error(const FetchSubject& subject, const HttpResponse& response, int attempts);
-FetchError transport_error(const FetchSubject& subject, const HttpResponse& response, int attempts,
+FetchError status_error(const FetchSubject& subject, const net::HttpResponse& response, int attempts);
+FetchError transport_error(const FetchSubject& subject, const net::HttpResponse& response, int attempts,
                            std::chrono::seconds stall_timeout);
 FetchError invalid_body_error(const FetchSubject& subject, const BodyProblem& problem,
                               bool kept_cached_copy);

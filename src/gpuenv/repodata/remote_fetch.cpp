@@ -23,7 +23,7 @@ RemoteSubdirFetch::RemoteSubdirFetch(SubdirLocation location, std::string channe
       channel_(std::move(channel)),
       cached_(std::move(cached)),
       context_(context),
-      retry_{context.options.max_retries, context.options.backoff} {}
+      retry_{context.options.retry} {}
 
 FetchSubject RemoteSubdirFetch::subject() const {
   return FetchSubject{specs::mask_credentials(location_.repodata_url(zst_)), channel_,
@@ -46,7 +46,7 @@ void RemoteSubdirFetch::request(bool zst, std::chrono::steady_clock::time_point 
   ++attempts_;
   writer_.reset();
   cache_write_failure_.reset();
-  HttpRequest http;
+  net::HttpRequest http;
   http.url = location_.repodata_url(zst);
   // Validators belong to the URL they came from: an ETag of repodata.json
   // says nothing about repodata.json.zst.
@@ -58,7 +58,7 @@ void RemoteSubdirFetch::request(bool zst, std::chrono::steady_clock::time_point 
     if (!cached_->state->mod.empty()) http.headers.push_back("If-Modified-Since: " + cached_->state->mod);
   }
   http.on_body = [this](std::string_view bytes) { return receive_body(bytes); };
-  context_.client.submit(std::move(http), [this](HttpResponse response) { on_response(std::move(response)); },
+  context_.client.submit(std::move(http), [this](net::HttpResponse response) { on_response(std::move(response)); },
                          not_before);
 }
 
@@ -77,17 +77,17 @@ bool RemoteSubdirFetch::receive_body(std::string_view bytes) {
   return writer_->write(bytes);
 }
 
-void RemoteSubdirFetch::on_response(HttpResponse response) {
+void RemoteSubdirFetch::on_response(net::HttpResponse response) {
   if (cache_write_failure_) return fail(cache_error(subject(), context_.cache.dir(), *cache_write_failure_));
-  if (response.failure == TransportFailure::receiver_aborted && writer_ && writer_->problem()) {
+  if (response.failure == net::TransportFailure::receiver_aborted && writer_ && writer_->problem()) {
     const BodyProblem problem = *writer_->problem();
     writer_.reset();  // removes the partial file
     if (problem.local_io) return fail(cache_error(subject(), context_.cache.dir(), problem.message));
     return fail(invalid_body_error(subject(), problem, cached_.has_value()));
   }
   if (!response.completed()) {
-    if (RetryPolicy::is_transient(response) && retry_.may_retry(attempts_)) return retry_after_backoff();
-    return fail(transport_error(subject(), response, attempts_, context_.options.timeout));
+    if (net::RetryPolicy::is_transient(response) && retry_.may_retry(attempts_)) return retry_after_backoff();
+    return fail(transport_error(subject(), response, attempts_, context_.options.client.stall_timeout));
   }
   if (response.status == 304) {
     if (conditional_) return keep_not_modified(response);
@@ -103,7 +103,7 @@ void RemoteSubdirFetch::on_response(HttpResponse response) {
     attempts_ = 0;
     return request(false, {});
   }
-  if (RetryPolicy::is_transient(response) && retry_.may_retry(attempts_)) return retry_after_backoff();
+  if (net::RetryPolicy::is_transient(response) && retry_.may_retry(attempts_)) return retry_after_backoff();
   fail(status_error(subject(), response, attempts_));
 }
 
@@ -111,7 +111,7 @@ void RemoteSubdirFetch::retry_after_backoff() {
   request(zst_, std::chrono::steady_clock::now() + retry_.delay_after(attempts_));
 }
 
-void RemoteSubdirFetch::store_download(const HttpResponse& response) {
+void RemoteSubdirFetch::store_download(const net::HttpResponse& response) {
   if (!writer_) {
     return fail(invalid_body_error(subject(), BodyProblem{"the body is empty", false, false},
                                    cached_.has_value()));
@@ -142,7 +142,7 @@ void RemoteSubdirFetch::store_download(const HttpResponse& response) {
           fmt::format("{} downloaded", format_bytes(received)));
 }
 
-void RemoteSubdirFetch::keep_not_modified(const HttpResponse& response) {
+void RemoteSubdirFetch::keep_not_modified(const net::HttpResponse& response) {
   const auto now = std::chrono::system_clock::now();
   RepodataState state = *cached_->state;
   state.refreshed = now;

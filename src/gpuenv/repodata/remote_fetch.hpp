@@ -1,5 +1,5 @@
 // The download of one remote subdir's repodata, as a small state machine
-// driven by HttpClient completions:
+// driven by net::HttpClient completions:
 //   repodata.json.zst (conditional when cached) --404--> repodata.json
 //   transient failure --backoff--> same request again (bounded)
 //   200 --checked body--> cache;  304 --> cached copy, refreshed state
@@ -14,9 +14,9 @@
 #include "gpuenv/repodata/fetch.hpp"
 #include "gpuenv/repodata/fetch_errors.hpp"
 #include "gpuenv/repodata/fetch_observer.hpp"
-#include "gpuenv/repodata/http_client.hpp"
+#include "gpuenv/net/http_client.hpp"
 #include "gpuenv/repodata/repodata_cache.hpp"
-#include "gpuenv/repodata/retry_policy.hpp"
+#include "gpuenv/net/retry_policy.hpp"
 #include "gpuenv/repodata/subdir_location.hpp"
 
 namespace gpuenv::repodata {
@@ -28,7 +28,7 @@ inline constexpr std::chrono::hours kZstRecheckInterval{24 * 7};
 struct RemoteFetchContext {
   const RepodataCache& cache;
   const FetchOptions& options;
-  HttpClient& client;
+  net::HttpClient& client;
   FetchObserver& observer;
 };
 
@@ -47,10 +47,10 @@ class RemoteSubdirFetch {
  private:
   void request(bool zst, std::chrono::steady_clock::time_point not_before);
   bool receive_body(std::string_view bytes);
-  void on_response(HttpResponse response);
+  void on_response(net::HttpResponse response);
   void retry_after_backoff();
-  void store_download(const HttpResponse& response);
-  void keep_not_modified(const HttpResponse& response);
+  void store_download(const net::HttpResponse& response);
+  void keep_not_modified(const net::HttpResponse& response);
   void succeed(FetchedRepodata fetched, std::string_view outcome);
   void fail(FetchError error);
   FetchSubject subject() const;
@@ -60,7 +60,7 @@ class RemoteSubdirFetch {
   std::string channel_;
   std::optional<CacheEntry> cached_;
   RemoteFetchContext context_;
-  RetryPolicy retry_;
+  net::RetryPolicy retry_;
   std::size_t progress_id_ = 0;
 
   bool zst_ = true;                  // asking for repodata.json.zst

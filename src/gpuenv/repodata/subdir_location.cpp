@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "gpuenv/net/file_url.hpp"
+
 namespace gpuenv::repodata {
 namespace {
 
@@ -20,57 +22,7 @@ std::string with_trailing_slash(std::string url) {
   return url;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
-
-std::string file_url_from_path(const std::filesystem::path& absolute_path) {
-  static constexpr std::string_view hex = "0123456789ABCDEF";
-  std::string url = "file://";
-  for (const unsigned char c : absolute_path.string()) {
-    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
-      url += static_cast<char>(c);
-    } else {
-      url += '%';
-      url += hex[c >> 4];
-      url += hex[c & 0xF];
-    }
-  }
-  return url;
-}
-
-std::expected<std::filesystem::path, std::string> path_from_file_url(std::string_view url) {
-  if (!starts_with_ignoring_case(url, "file://")) {
-    return std::unexpected("'" + std::string(url) + "' is not a file:// URL");
-  }
-  std::string_view rest = url.substr(7);
-  // file://localhost/path names the same file as file:///path; any other host
-  // would be a network share, which a POSIX path cannot express.
-  if (starts_with_ignoring_case(rest, "localhost/")) rest.remove_prefix(9);
-  if (rest.empty() || rest.front() != '/') {
-    return std::unexpected("'" + std::string(url) +
-                           "' names a remote host; use file:///absolute/path for a local channel");
-  }
-  std::string decoded;
-  for (std::size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == '%' && i + 2 < rest.size()) {
-      const int high = hex_value(rest[i + 1]);
-      const int low = hex_value(rest[i + 2]);
-      if (high >= 0 && low >= 0) {
-        decoded += static_cast<char>(high * 16 + low);
-        i += 2;
-        continue;
-      }
-    }
-    decoded += rest[i];
-  }
-  return std::filesystem::path(decoded);
-}
 
 std::expected<SubdirLocation, std::string> SubdirLocation::parse(std::string_view url_or_path) {
   if (url_or_path.empty()) return std::unexpected(std::string("the subdir location is empty"));
@@ -82,7 +34,7 @@ std::expected<SubdirLocation, std::string> SubdirLocation::parse(std::string_vie
   }
   std::filesystem::path dir;
   if (starts_with_ignoring_case(url_or_path, "file://")) {
-    auto path = path_from_file_url(url_or_path);
+    auto path = net::path_from_file_url(url_or_path);
     if (!path) return std::unexpected(path.error());
     dir = std::move(*path);
   } else if (url_or_path.find("://") != std::string_view::npos) {
@@ -103,7 +55,7 @@ std::expected<SubdirLocation, std::string> SubdirLocation::parse(std::string_vie
   if (location.local_dir_.has_filename() == false && location.local_dir_ != "/") {
     location.local_dir_ = location.local_dir_.parent_path();
   }
-  location.url_ = with_trailing_slash(file_url_from_path(location.local_dir_));
+  location.url_ = with_trailing_slash(net::file_url_from_path(location.local_dir_));
   return location;
 }
 

@@ -34,9 +34,4 @@ class SubdirLocation {
   std::filesystem::path local_dir_;
 };
 
-// file:// URLs percent-encode bytes outside the unreserved set; these are the
-// two directions of that mapping for absolute POSIX paths.
-std::string file_url_from_path(const std::filesystem::path& absolute_path);
-std::expected<std::filesystem::path, std::string> path_from_file_url(std::string_view url);
-
 }  // namespace gpuenv::repodata

@@ -137,6 +137,7 @@ std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& dat
   request.cache_dir = options.cache_dir.empty() ? std::filesystem::path() : options.cache_dir / "repodata";
   request.offline = options.offline;
   request.observer = options.fetch_observer;
+  request.client = options.client;
   auto fetched = repodata::fetch_channels(request);
   if (!fetched) return std::unexpected(fetched.error());
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/net/client_settings.hpp"
 #include "gpuenv/repodata/fetch_observer.hpp"
 #include "gpuenv/solver/package_database.hpp"
 #include "gpuenv/specs/channel.hpp"
@@ -28,6 +29,7 @@ struct ChannelLoadOptions {
   std::filesystem::path cache_dir;
   bool offline = false;
   repodata::FetchObserver* fetch_observer = nullptr;  // told about downloads; may be null
+  net::ClientSettings client;  // TLS, proxies, timeouts for the repodata fetch
   // Load only the records these specs can reach (package_closure.hpp):
   // their names and, with follow_dependencies, everything those depend on.
   // The subdirs' per-name indexes (kept under cache_dir/solv) make that a

@@ -40,6 +40,9 @@ const std::vector<Setting>& settings() {
       {{"subdir"}, Shape::scalar, ',', false},
       {{"offline"}, Shape::scalar, ',', false},
       {{"ssl_verify", "verify_ssl"}, Shape::scalar, ',', true},
+      {{"client_ssl_cert", "client_cert"}, Shape::scalar, ',', true},
+      {{"client_ssl_cert_key", "client_cert_key"}, Shape::scalar, ',', true},
+      {{"proxy_servers"}, Shape::string_map, ',', true},
       {{"envs_dirs", "envs_path"}, Shape::sequence, ':', true},
       {{"pkgs_dirs"}, Shape::sequence, ',', true},
       {{"safety_checks"}, Shape::scalar, ',', false},
@@ -508,6 +511,30 @@ class ConfigBuilder {
               (*verify)->origin, text));
         }
         config.ssl_ca_path = path;
+      }
+    }
+    for (const auto& [name, field] : {std::pair{"client_ssl_cert", &config.client_ssl_cert},
+                                      std::pair{"client_ssl_cert_key", &config.client_ssl_cert_key}}) {
+      auto path = scalar(name, config);
+      if (!path) return std::unexpected(path.error());
+      if (*path && !trim((*path)->value).empty()) *field = expand_home(std::string(trim((*path)->value)), env_);
+    }
+    if (!config.client_ssl_cert_key.empty() && config.client_ssl_cert.empty()) {
+      return std::unexpected(fmt::format("{}: client_ssl_cert_key is set but client_ssl_cert is not; set "
+                                         "client_ssl_cert to the certificate the key belongs to",
+                                         config.origin_of("client_ssl_cert_key")));
+    }
+    auto proxies = merge_map(matches_of("proxy_servers"), setting("proxy_servers"));
+    if (!proxies) return std::unexpected(proxies.error());
+    if (*proxies) {
+      for (const auto& [key, value] : **proxies) {
+        if (value.first.kind != ConfigNode::Kind::scalar) {
+          return std::unexpected(fmt::format(
+              "{}: proxy_servers: `{}` must name one proxy URL, like `{}: http://proxy.example.com:3128`",
+              value.second, key, key));
+        }
+        config.proxy_servers[key] = expand_variables(value.first.scalar, env_);
+        config.origins[fmt::format("proxy_servers: {}", key)] = value.second;
       }
     }
 

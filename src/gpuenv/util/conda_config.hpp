@@ -57,6 +57,12 @@ struct CondaConfig {
   // system's store, as true does.
   bool ssl_verify = true;
   std::string ssl_ca_path;
+  // client_ssl_cert (PEM, may hold the key) and client_ssl_cert_key; empty:
+  // none. Checked to exist by net::client_settings_from, not here.
+  std::string client_ssl_cert;
+  std::string client_ssl_cert_key;
+  // "http", "https", "all" or "<scheme>://<host>" -> proxy URL.
+  std::map<std::string, std::string> proxy_servers;
   // As written (environment variables and `~` expanded); empty: not configured.
   std::vector<std::string> envs_dirs;
   std::vector<std::string> pkgs_dirs;

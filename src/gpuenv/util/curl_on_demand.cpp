@@ -161,4 +161,23 @@ void curl_slist_free_all(struct curl_slist* list) {
   real(list);
 }
 
+CURLSH* curl_share_init(void) {
+  GPUENV_CURL_FORWARD(curl_share_init);
+  return real();
+}
+
+CURLSHcode curl_share_setopt(CURLSH* share, CURLSHoption option, ...) {
+  GPUENV_CURL_FORWARD(curl_share_setopt);
+  va_list args;
+  va_start(args, option);
+  void* value = va_arg(args, void*);
+  va_end(args);
+  return real(share, option, value);
+}
+
+CURLSHcode curl_share_cleanup(CURLSH* share) {
+  GPUENV_CURL_FORWARD(curl_share_cleanup);
+  return real(share);
+}
+
 }  // extern "C"

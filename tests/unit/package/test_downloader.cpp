@@ -8,6 +8,7 @@
 
 #include "gpuenv/package/downloader.hpp"
 #include "support/temp_directory.hpp"
+#include "support/test_certificates.hpp"
 #include "support/test_http_server.hpp"
 
 namespace gpuenv::package {
@@ -33,6 +34,14 @@ DownloadRequest request_for(std::string url, std::filesystem::path destination) 
   request.url = std::move(url);
   request.destination = std::move(destination);
   return request;
+}
+
+// Quick retries keep failure tests short.
+DownloaderOptions with_retries(int retries) {
+  DownloaderOptions options;
+  options.retry.max_retries = retries;
+  options.retry.backoff = std::chrono::milliseconds(10);
+  return options;
 }
 
 // Runs the requests and waits for all completions.
@@ -89,7 +98,7 @@ TEST(PackageDownloader, RetriesATruncatedTransfer) {
   write(scratch / "served/pkg.conda", content);
   server.fault("/pkg.conda", {{"kind", "truncate"}, {"times", 1}});
   auto request = request_for(server.url("/pkg.conda"), scratch / "pkg.conda");
-  const auto results = download_all({request}, {.retry_delay = std::chrono::milliseconds(10)});
+  const auto results = download_all({request}, with_retries(2));
   ASSERT_TRUE(results[0].ok()) << results[0].error;
   EXPECT_EQ(results[0].digests.sha256, sha256_hex(content));
   EXPECT_EQ(server.requests_for("/pkg.conda").size(), 2u);
@@ -102,7 +111,7 @@ TEST(PackageDownloader, GivesUpOnServerErrorsAfterItsRetries) {
   server.fail_with_status("/pkg.conda", 503, -1);
   auto request = request_for(server.url("/pkg.conda"), scratch / "pkg.conda");
   const auto results =
-      download_all({request}, {.retries = 2, .retry_delay = std::chrono::milliseconds(10)});
+      download_all({request}, with_retries(2));
   ASSERT_FALSE(results[0].ok());
   EXPECT_NE(results[0].error.find("HTTP 503"), std::string::npos) << results[0].error;
   EXPECT_NE(results[0].error.find(request.url), std::string::npos) << results[0].error;
@@ -136,7 +145,7 @@ TEST(PackageDownloader, ReportsAConnectionRefused) {
   TempDirectory scratch;
   // Port 9 (discard) on loopback: nothing listens there in a test machine.
   auto request = request_for("http://127.0.0.1:9/pkg.conda", scratch / "pkg.conda");
-  const auto results = download_all({request}, {.retries = 0});
+  const auto results = download_all({request}, with_retries(0));
   ASSERT_FALSE(results[0].ok());
   EXPECT_NE(results[0].error.find("http://127.0.0.1:9/pkg.conda"), std::string::npos);
 }
@@ -149,7 +158,7 @@ TEST(PackageDownloader, StopsARedirectLoopAtTheLimit) {
   std::filesystem::create_directories(scratch / "served");
   server.redirect("/loop.conda", "/loop.conda");
   auto request = request_for(server.url("/loop.conda"), scratch / "loop.conda");
-  const auto results = download_all({request}, {.retries = 2});
+  const auto results = download_all({request}, with_retries(2));
   ASSERT_FALSE(results[0].ok());
   EXPECT_NE(results[0].error.find("redirected more than 10 times"), std::string::npos) << results[0].error;
   EXPECT_NE(results[0].error.find(request.url), std::string::npos) << results[0].error;
@@ -214,22 +223,58 @@ TEST(PackageDownloader, ARedirectToAnotherOriginCarriesNoCredentials) {
   EXPECT_EQ(failed[0].error.find("tk-1"), std::string::npos) << failed[0].error;
 }
 
+// The downloader's transfers get the same TLS setup as the repodata fetch
+// (net::configure_transfer): refused until the CA is trusted, and a TLS
+// failure is not retried.
+TEST(PackageDownloader, DownloadsOverHttpsOnlyFromATrustedServer) {
+  TempDirectory scratch;
+  const auto certificates = testing::make_test_certificates(scratch / "pki");
+  TestHttpServer server(scratch / "served", certificates.server());
+  const auto content = random_bytes(20000, 3);
+  write(scratch / "served/pkg.conda", content);
+  const auto refused = download_all({request_for(server.url("/pkg.conda"), scratch / "a.conda")}, with_retries(2));
+  ASSERT_FALSE(refused[0].ok());
+  EXPECT_NE(refused[0].error.find("ssl_verify"), std::string::npos) << refused[0].error;
+  EXPECT_EQ(refused[0].error.find("attempts"), std::string::npos) << refused[0].error;
+
+  auto options = with_retries(2);
+  options.client.tls.ca_bundle = certificates.ca.string();
+  const auto trusted = download_all({request_for(server.url("/pkg.conda"), scratch / "b.conda")}, options);
+  ASSERT_TRUE(trusted[0].ok()) << trusted[0].error;
+  EXPECT_EQ(trusted[0].digests.sha256, sha256_hex(content));
+}
+
 TEST(PackageLocalCopy, CopiesAndHashes) {
   TempDirectory scratch;
   const auto content = random_bytes(50000, 11);
   write(scratch / "chan dir/pkg.conda", content);
-  const auto source = local_path_of_url("file://" + (scratch / "chan%20dir/pkg.conda").string());
-  ASSERT_TRUE(source);
-  EXPECT_EQ(*source, scratch / "chan dir/pkg.conda");
-  auto request = request_for("file://x", scratch / "copy.conda");
+  auto request = request_for("file://" + (scratch / "chan%20dir/pkg.conda").string(), scratch / "copy.conda");
   request.want_md5 = true;
-  const auto result = copy_local_package(*source, request);
+  const auto result = copy_local_package(request);
   ASSERT_TRUE(result.ok()) << result.error;
   EXPECT_EQ(result.digests.sha256, sha256_hex(content));
   EXPECT_EQ(hash_file(scratch / "copy.conda", true, false).sha256, sha256_hex(content));
   request.expected_size = 10;
-  EXPECT_FALSE(copy_local_package(*source, request).ok());
-  EXPECT_FALSE(local_path_of_url("https://example.com/x.conda"));
+  EXPECT_FALSE(copy_local_package(request).ok());
+}
+
+// conda's url_to_path: file://localhost/x is the local /x; another host is a
+// network share a POSIX path cannot name, refused with what to write instead.
+TEST(PackageLocalCopy, ReadsFileLocalhostAndRefusesOtherHosts) {
+  TempDirectory scratch;
+  const auto content = random_bytes(1000, 12);
+  write(scratch / "chan/pkg.conda", content);
+  const auto local = copy_local_package(
+      request_for("file://localhost" + (scratch / "chan/pkg.conda").string(), scratch / "a.conda"));
+  ASSERT_TRUE(local.ok()) << local.error;
+  EXPECT_EQ(local.digests.sha256, sha256_hex(content));
+  // Before: read as the relative path "fileserver/<scratch>/chan/pkg.conda".
+  const auto remote = copy_local_package(
+      request_for("file://fileserver" + (scratch / "chan/pkg.conda").string(), scratch / "b.conda"));
+  ASSERT_FALSE(remote.ok());
+  EXPECT_NE(remote.error.find("names the host 'fileserver', which is not this machine"), std::string::npos)
+      << remote.error;
+  EXPECT_NE(remote.error.find("file:///absolute/path"), std::string::npos) << remote.error;
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ PackageCacheOptions cache_options(const std::filesystem::path& pkgs) {
   PackageCacheOptions options;
   options.pkgs_dirs = {pkgs};
   options.workers = 2;
-  options.download.retry_delay = std::chrono::milliseconds(10);
+  options.download.retry.backoff = std::chrono::milliseconds(10);
   return options;
 }
 
@@ -199,6 +199,29 @@ TEST(PackageCache, FindsPackagesExtractedInALaterPackageDirectory) {
   const auto cached = PackageCache(options).fetch(record);
   EXPECT_EQ(cached.extracted_dir, scratch / "shared/zlib-1.2.11-h62dcd97_3");
   EXPECT_FALSE(std::filesystem::exists(scratch / "mine/zlib-1.2.11-h62dcd97_3.conda"));
+}
+
+// A record from an explicit file may carry a channel token in its URL: the
+// refusal names the URL masked.
+TEST(PackageCache, ARefusedFileNameIsReportedWithoutTheUrlsToken) {
+  TempDirectory scratch;
+  const PackageCache cache(cache_options(scratch / "pkgs"));
+  specs::PackageRecord record;
+  record.name = "target";
+  record.version = "1.0";
+  record.build = "0";
+  record.fn = "../target-1.0-0.conda";
+  record.url = "https://user:pa55word@repo.example.com/t/tk-secret-1/chan/linux-64/target-1.0-0.conda";
+  try {
+    cache.fetch(record);
+    ADD_FAILURE() << "fetched";
+  } catch (const PrefixError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("is not a bare package file name"), std::string::npos) << message;
+    EXPECT_EQ(message.find("tk-secret-1"), std::string::npos) << message;
+    EXPECT_EQ(message.find("pa55word"), std::string::npos) << message;
+    EXPECT_NE(message.find("/t/<TOKEN>/chan"), std::string::npos) << message;
+  }
 }
 
 TEST(PackageCache, RefusesFileNamesThatAreNotBareBeforeBuildingAnyPath) {

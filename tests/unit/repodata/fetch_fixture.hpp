@@ -120,9 +120,9 @@ class FetchTest : public ::testing::Test {
   repodata::FetchOptions options() const {
     repodata::FetchOptions options;
     options.cache_dir = cache_dir();
-    options.max_retries = 2;
-    options.backoff = std::chrono::milliseconds(20);
-    options.timeout = std::chrono::seconds(10);
+    options.retry.max_retries = 2;
+    options.retry.backoff = std::chrono::milliseconds(20);
+    options.client.stall_timeout = std::chrono::seconds(10);
     options.max_parallel = 8;
     options.ttl = std::chrono::seconds(0);
     return options;

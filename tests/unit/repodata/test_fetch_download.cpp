@@ -163,7 +163,7 @@ TEST_F(FetchDownload, CredentialsInTheUrlAreMaskedInErrors) {
   EXPECT_NE(result.error().message.find("/t/<TOKEN>/private/linux-64/repodata.json"), std::string::npos);
 }
 
-// The same limit and words as package downloads (util/redirect_policy.hpp).
+// The same limit and words as package downloads (net/transfer_policy.hpp).
 TEST_F(FetchDownload, ARedirectLoopStopsAtTheLimit) {
   const std::string url = subdir_url("loop", "noarch");
   const auto zst = path_of("loop", "noarch", "repodata.json.zst");

@@ -49,7 +49,7 @@ TEST_F(FetchFailures, ZeroRetriesMeansOneAttempt) {
   const std::string zst = path_of("ch", "linux-64", "repodata.json.zst");
   server().fail_with_status(zst, 502, 1);
   auto options = this->options();
-  options.max_retries = 0;
+  options.retry.max_retries = 0;
   const auto result = fetch(subdir_url("ch", "linux-64"), options);
   ASSERT_FALSE(result);
   EXPECT_NE(result.error().message.find("HTTP 502 Bad Gateway"), std::string::npos);
@@ -61,7 +61,7 @@ TEST_F(FetchFailures, BackoffSeparatesAttempts) {
   const std::string zst = path_of("ch", "linux-64", "repodata.json.zst");
   server().fail_with_status(zst, 500, 2);
   auto options = this->options();
-  options.backoff = std::chrono::milliseconds(200);  // then 400: at least 600 ms in all
+  options.retry.backoff = std::chrono::milliseconds(200);  // then 400: at least 600 ms in all
   const auto started = Clock::now();
   ASSERT_TRUE(fetch(subdir_url("ch", "linux-64"), options));
   EXPECT_GE(Clock::now() - started, std::chrono::milliseconds(600));
@@ -77,7 +77,7 @@ TEST_F(FetchFailures, StalledResponseTimesOutAndTheRetrySucceeds) {
   const std::string zst = path_of("ch", "linux-64", "repodata.json.zst");
   server().fault(zst, {{"kind", "delay"}, {"seconds", 30}, {"times", 1}});
   auto options = this->options();
-  options.timeout = std::chrono::seconds(1);
+  options.client.stall_timeout = std::chrono::seconds(1);
   const auto started = Clock::now();
   const auto result = fetch(subdir_url("ch", "linux-64"), options);
   const auto elapsed = Clock::now() - started;
@@ -95,8 +95,8 @@ TEST_F(FetchFailures, TimeoutOnEveryAttemptIsANetworkError) {
   const std::string zst = path_of("ch", "linux-64", "repodata.json.zst");
   server().fault(zst, {{"kind", "delay"}, {"seconds", 30}, {"times", -1}});
   auto options = this->options();
-  options.timeout = std::chrono::seconds(1);
-  options.max_retries = 1;
+  options.client.stall_timeout = std::chrono::seconds(1);
+  options.retry.max_retries = 1;
   const auto result = fetch(subdir_url("ch", "linux-64"), options);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, FetchErrorKind::network);
@@ -120,7 +120,7 @@ TEST_F(FetchFailures, RefusedConnectionIsANetworkErrorNamingTheUrl) {
   // Port 1 on loopback: nothing listens there, so connecting is refused.
   const std::string url = "http://127.0.0.1:1/ch/linux-64/";
   auto options = this->options();
-  options.max_retries = 1;
+  options.retry.max_retries = 1;
   const auto result = fetch(url, options, "ch");
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, FetchErrorKind::network);

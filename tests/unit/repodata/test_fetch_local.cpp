@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fetch_fixture.hpp"
+#include "gpuenv/net/file_url.hpp"
 #include "gpuenv/repodata/subdir_location.hpp"
 
 namespace gpuenv::testing {
@@ -42,12 +43,28 @@ TEST_F(FetchLocal, PlainPathRepodataJsonIsUsedInPlace) {
 
 TEST_F(FetchLocal, FileUrlIsDecodedAndUsedInPlace) {
   spit(channel_subdir("noarch") / "repodata.json", sample_repodata("noarch", 3));
-  const std::string url = repodata::file_url_from_path(channel_subdir("noarch")) + "/";
+  const std::string url = net::file_url_from_path(channel_subdir("noarch")) + "/";
   EXPECT_NE(url.find("my%20channel"), std::string::npos) << url;
   const auto result = fetch(url);
   ASSERT_TRUE(result) << describe(result);
   EXPECT_EQ(result->json_path, channel_subdir("noarch") / "repodata.json");
   EXPECT_EQ(result->source_url, url + "repodata.json");
+}
+
+// conda's url_to_path: file://localhost/x is /x; another host is refused
+// (the package download decodes file:// URLs the same way).
+TEST_F(FetchLocal, FileUrlOfLocalhostIsLocalAndOtherHostsAreRefused) {
+  spit(channel_subdir("noarch") / "repodata.json", sample_repodata("noarch", 3));
+  const std::string path = net::file_url_from_path(channel_subdir("noarch")).substr(7);
+  const auto local = fetch("file://localhost" + path);
+  ASSERT_TRUE(local) << describe(local);
+  EXPECT_EQ(local->json_path, channel_subdir("noarch") / "repodata.json");
+  const auto remote = fetch("file://fileserver" + path);
+  ASSERT_FALSE(remote);
+  EXPECT_EQ(remote.error().kind, FetchErrorKind::invalid_location);
+  EXPECT_NE(remote.error().message.find("names the host 'fileserver', which is not this machine"),
+            std::string::npos)
+      << remote.error().message;
 }
 
 TEST_F(FetchLocal, ZstOnlySubdirIsDecompressedIntoTheCacheAndReused) {

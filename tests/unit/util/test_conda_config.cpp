@@ -192,8 +192,26 @@ TEST_F(CondaConfigFiles, SslVerifyTakesABooleanOrACertificatePath) {
 }
 
 TEST_F(CondaConfigFiles, KeysGpuenvDoesNotUseAreIgnored) {
-  file("a.yml", "always_yes: true\nproxy_servers: {http: http://proxy:8080}\nchannels: [a]\n");
+  file("a.yml", "always_yes: true\nchannels: [a]\n");
   EXPECT_EQ(loaded().channels, Strings{"a"});
+}
+
+TEST_F(CondaConfigFiles, ClientCertificatesAndProxyServersAreRead) {
+  file("a.yml", "client_cert: ~/client.pem\nproxy_servers:\n  http: http://proxy:8080\n  https://repo.example.com: "
+                "http://${PROXY_USER}@proxy:3128\n");
+  file("b.yml", "client_ssl_cert_key: /keys/client.key\nproxy_servers: {http: http://other:8080}\n");
+  const auto config = loaded({{"HOME", "/home/me"}, {"PROXY_USER", "me"}});
+  EXPECT_EQ(config.client_ssl_cert, "/home/me/client.pem");
+  EXPECT_EQ(config.client_ssl_cert_key, "/keys/client.key");
+  EXPECT_EQ(config.proxy_servers, (std::map<std::string, std::string>{
+                                      {"http", "http://other:8080"},
+                                      {"https://repo.example.com", "http://me@proxy:3128"}}));
+}
+
+// conda: "'client_ssl_cert' is required when 'client_ssl_cert_key' is defined".
+TEST_F(CondaConfigFiles, AClientKeyWithoutItsCertificateIsAnError) {
+  file("a.yml", "client_ssl_cert_key: /keys/client.key\n");
+  EXPECT_NE(error().find("client_ssl_cert_key is set but client_ssl_cert is not"), std::string::npos);
 }
 
 TEST_F(CondaConfigFiles, InvalidYamlNamesTheFileAndLine) {

@@ -1,11 +1,11 @@
-#include "gpuenv/repodata/retry_policy.hpp"
+#include "gpuenv/net/retry_policy.hpp"
 
 #include <algorithm>
 
-namespace gpuenv::repodata {
+namespace gpuenv::net {
 
-bool RetryPolicy::is_transient(const HttpResponse& response) {
-  switch (response.failure) {
+bool RetryPolicy::is_transient(TransportFailure failure, long status) {
+  switch (failure) {
     case TransportFailure::timed_out:
     case TransportFailure::connection_lost:
     case TransportFailure::truncated:
@@ -15,7 +15,6 @@ bool RetryPolicy::is_transient(const HttpResponse& response) {
     default:
       return false;
   }
-  const long status = response.status;
   return status == 408 || status == 429 || (status >= 500 && status <= 599);
 }
 
@@ -26,4 +25,4 @@ std::chrono::milliseconds RetryPolicy::delay_after(int attempts_made) const {
   return std::min(delay, cap);
 }
 
-}  // namespace gpuenv::repodata
+}  // namespace gpuenv::net

@@ -1,5 +1,6 @@
 // Many HTTP(S) transfers at once over one libcurl multi handle, driven from
-// the calling thread. Completions run on that thread too and may queue
+// the calling thread, each set up by net::configure_transfer (TLS, proxies,
+// redirects, stall timeout, user agent). Completions run on that thread too and may queue
 // follow-up transfers (a fallback URL, a retry after a delay), which is how
 // the repodata fetch builds its per-subdir state machines on top of this.
 #pragma once
@@ -13,19 +14,10 @@
 #include <string_view>
 #include <vector>
 
-namespace gpuenv::repodata {
+#include "gpuenv/net/client_settings.hpp"
+#include "gpuenv/net/transfer_policy.hpp"
 
-// Why a transfer ended without a complete HTTP response.
-enum class TransportFailure {
-  none,
-  timed_out,         // no bytes for the stall timeout, or connecting took as long
-  connection_lost,   // refused, reset, or closed before a response arrived
-  truncated,         // closed before the announced Content-Length arrived
-  receiver_aborted,  // the body receiver refused the bytes (disk full, corrupt zstd, ...)
-  name_resolution,   // the host (or proxy) name does not resolve
-  tls,               // certificate or TLS handshake problem
-  other,
-};
+namespace gpuenv::net {
 
 struct HttpRequest {
   std::string url;
@@ -50,12 +42,8 @@ struct HttpResponse {
 };
 
 struct HttpClientOptions {
-  // A transfer fails once no byte arrived for this long (connecting
-  // included). A stall limit rather than a total limit: a 300 MB repodata
-  // on a slow link is fine as long as it keeps moving.
-  std::chrono::seconds stall_timeout{30};
+  ClientSettings settings;
   std::size_t max_parallel = 16;
-  std::string user_agent = "gpuenv";
 };
 
 class HttpClient {
@@ -82,4 +70,4 @@ class HttpClient {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace gpuenv::repodata
+}  // namespace gpuenv::net

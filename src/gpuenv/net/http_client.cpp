@@ -1,4 +1,4 @@
-#include "gpuenv/repodata/http_client.hpp"
+#include "gpuenv/net/http_client.hpp"
 
 #include <curl/curl.h>
 
@@ -8,56 +8,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include "gpuenv/specs/url_credentials.hpp"
-#include "gpuenv/util/redirect_policy.hpp"
-
-namespace gpuenv::repodata {
+namespace gpuenv::net {
 namespace {
 
 constexpr std::size_t kErrorBodyLimit = 2048;
-
-void initialise_libcurl_once() {
-  // curl_global_init is not safe to race with other threads using libcurl;
-  // doing it once, before any handle exists, is what libcurl asks for.
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-      throw std::runtime_error("libcurl failed to initialise (curl_global_init)");
-    }
-  });
-}
-
-TransportFailure classify(CURLcode code, bool receiver_refused) {
-  switch (code) {
-    case CURLE_OK:
-      return TransportFailure::none;
-    case CURLE_OPERATION_TIMEDOUT:
-      return TransportFailure::timed_out;
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-      return TransportFailure::connection_lost;
-    case CURLE_PARTIAL_FILE:
-      return TransportFailure::truncated;
-    case CURLE_WRITE_ERROR:
-      return receiver_refused ? TransportFailure::receiver_aborted : TransportFailure::other;
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-      return TransportFailure::name_resolution;
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_ISSUER_ERROR:
-      return TransportFailure::tls;
-    default:
-      return TransportFailure::other;
-  }
-}
 
 std::string header_value(CURL* easy, const char* name) {
   struct curl_header* header = nullptr;
@@ -127,22 +81,14 @@ struct HttpClient::Impl {
     CURL* easy = curl_easy_init();
     if (easy == nullptr) throw std::runtime_error("libcurl could not create an easy handle");
     transfer.easy = easy;
-    const long stall_seconds = std::max<long>(1, static_cast<long>(options.stall_timeout.count()));
-    curl_easy_setopt(easy, CURLOPT_URL, transfer.request.url.c_str());
+    configure_transfer(easy, options.settings, transfer.request.url);
     curl_easy_setopt(easy, CURLOPT_PRIVATE, &transfer);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Transfer::on_write);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error_buffer);
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    util::follow_redirects_safely(easy);
     // Uncompressed repodata.json is served gzip-encoded by most channels;
     // letting libcurl negotiate and undo that saves most of the transfer.
     curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, options.user_agent.c_str());
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, stall_seconds);
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, stall_seconds);
-    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
     // Over HTTPS, TLS's ALPN tells within the handshake whether the server
     // speaks HTTP/2, so waiting for that answer is cheap and lets one
     // multiplexed connection carry every subdir. Over plain http:// the
@@ -178,14 +124,9 @@ struct HttpClient::Impl {
 
   void finish(Transfer& transfer, CURLcode code) {
     HttpResponse& response = transfer.response;
-    response.failure = classify(code, transfer.receiver_refused);
+    response.failure = classify_failure(code, transfer.error_buffer, transfer.receiver_refused);
     if (response.failure != TransportFailure::none) {
-      response.failure_detail = util::redirect_failure(code);
-      if (response.failure_detail.empty()) {
-        // libcurl's words may quote the URL, which holds the channel's secrets.
-        response.failure_detail =
-            specs::mask_credentials(transfer.error_buffer[0] ? transfer.error_buffer : curl_easy_strerror(code));
-      }
+      response.failure_detail = describe_failure(code, transfer.error_buffer, options.settings, transfer.request.url);
     }
     curl_easy_getinfo(transfer.easy, CURLINFO_RESPONSE_CODE, &response.status);
     if (response.status != 0) {
@@ -260,4 +201,4 @@ void HttpClient::run() {
   }
 }
 
-}  // namespace gpuenv::repodata
+}  // namespace gpuenv::net

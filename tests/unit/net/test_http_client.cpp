@@ -2,24 +2,25 @@
 // delayed starts (the retry backoff) and completions that queue more work.
 #include <gtest/gtest.h>
 
-#include "fetch_fixture.hpp"
-#include "gpuenv/repodata/http_client.hpp"
+#include "gpuenv/net/http_client.hpp"
+#include "support/temp_directory.hpp"
+#include "support/test_http_server.hpp"
 
 namespace gpuenv::testing {
 namespace {
 
-using repodata::HttpClient;
-using repodata::HttpRequest;
-using repodata::HttpResponse;
-using repodata::TransportFailure;
+using net::HttpClient;
+using net::HttpRequest;
+using net::HttpResponse;
+using net::TransportFailure;
 
 class HttpClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    spit(scratch_.path() / "file.txt", "hello, world");
+    write_text_file(scratch_.path() / "file.txt", "hello, world");
     server_ = std::make_unique<TestHttpServer>(scratch_.path());
   }
-  ScratchDir scratch_;
+  TempDirectory scratch_;
   std::unique_ptr<TestHttpServer> server_;
 };
 

@@ -2,7 +2,9 @@
 // this machine's GPUs (or, with --gpu, on another's)? Exits 0 only when every
 // library with device code can run on every GPU, so CI can gate on it.
 #include <fmt/core.h>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,7 +13,9 @@
 
 #include "command.hpp"
 #include "prefix_arguments.hpp"
+#include "gpuenv/environment/cuda_runtime_check.hpp"
 #include "gpuenv/environment/device_code_check.hpp"
+#include "gpuenv/system/cuda_compatibility.hpp"
 #include "gpuenv/system/metadata.hpp"
 #include "gpuenv/system/system_survey.hpp"
 
@@ -55,13 +59,7 @@ std::expected<Machine, std::string> machine_to_check(const DoctorArguments& argu
     machine.gpus.push_back({"--gpu " + arch->sm_name(), {arch->number, cb::ArchVariant::portable}});
   }
   if (!machine.gpus.empty()) return machine;
-  if (survey.cuda) {
-    for (const auto& device : survey.cuda->report.devices) {
-      const auto& capability = device.compute_capability;
-      machine.gpus.push_back({fmt::format("GPU {}: {}", device.index, device.name),
-                              {capability.major * 10 + capability.minor, cb::ArchVariant::portable}});
-    }
-  }
+  if (survey.cuda) machine.gpus = environment::gpus_of(survey.cuda->report);
   if (machine.gpus.empty()) {
     for (const auto& package : survey.virtual_packages.packages) {
       if (package.name != "__cuda_arch") continue;
@@ -85,7 +83,46 @@ const char* verdict_mark(cb::RunVerdict verdict) {
   return "FAIL";
 }
 
-json check_json(const std::filesystem::path& prefix, const Machine& machine, const environment::DeviceCodeCheck& check) {
+std::string needed_by(const std::vector<std::string>& who) {
+  constexpr std::size_t named_at_most = 3;
+  std::vector<std::string> named(who.begin(), who.begin() + std::min(who.size(), named_at_most));
+  if (who.size() > named_at_most) named.push_back(fmt::format("and {} more", who.size() - named_at_most));
+  return fmt::format("{}", fmt::join(named, ", "));
+}
+
+json runtime_json(const environment::CudaRuntimeCheck& runtime) {
+  json needs = json::array();
+  for (const auto& judgement : runtime.judgements)
+    needs.push_back({{"requirement", judgement.need.requirement},
+                     {"cuda", judgement.need.major_only ? std::to_string(judgement.need.cuda.major)
+                                                        : judgement.need.cuda.str()},
+                     {"needed_by", judgement.need.needed_by},
+                     {"verdict", environment::to_string(judgement.verdict)},
+                     {"min_driver", judgement.min_driver ? json(judgement.min_driver->str()) : json(nullptr)},
+                     {"explanation", judgement.explanation},
+                     {"fix", judgement.fix}});
+  return needs;
+}
+
+void print_runtime(const environment::CudaRuntimeCheck& runtime) {
+  if (!runtime.driver_cuda) {
+    fmt::print("\nCUDA runtime: not checked (the driver's CUDA version is unknown; CONDA_OVERRIDE_CUDA=12.4 asks "
+               "about another driver)\n");
+    return;
+  }
+  if (runtime.judgements.empty()) return;
+  fmt::print("\nCUDA runtime needed, driver CUDA {}\n", runtime.driver_cuda->str());
+  for (const auto& judgement : runtime.judgements) {
+    const bool fails = judgement.verdict == environment::CudaRuntimeVerdict::needs_newer_driver;
+    fmt::print("  {} {} (needed by {}): {}\n", fails ? "FAIL" : "ok  ", judgement.need.requirement,
+               needed_by(judgement.need.needed_by), judgement.explanation);
+    if (!judgement.fix.empty()) fmt::print("       fix: {}\n", judgement.fix);
+  }
+  for (const auto& problem : runtime.problems) fmt::print(stderr, "gpuenv: warning: {}\n", problem);
+}
+
+json check_json(const std::filesystem::path& prefix, const Machine& machine, const environment::DeviceCodeCheck& check,
+                const environment::CudaRuntimeCheck& runtime) {
   json gpus = json::array();
   for (const auto& gpu : machine.gpus) gpus.push_back({{"label", gpu.label}, {"arch", gpu.arch.sm_name()}});
   json libraries = json::array();
@@ -107,16 +144,18 @@ json check_json(const std::filesystem::path& prefix, const Machine& machine, con
     libraries.push_back({{"path", library.path}, {"package", library.package}, {"sass", sass}, {"ptx", ptx},
                          {"verdicts", verdicts}});
   }
-  return {{"success", check.everything_can_run() && check.problems.empty()},
+  return {{"success", check.everything_can_run() && runtime.everything_can_run() && check.problems.empty()},
           {"prefix", prefix.string()},
           {"driver_cuda", machine.driver_cuda ? json(machine.driver_cuda->str()) : json(nullptr)},
           {"gpus", gpus},
           {"files_examined", check.files_examined},
           {"libraries", libraries},
+          {"cuda_runtime", runtime_json(runtime)},
           {"problems", check.problems}};
 }
 
-void print_check(const std::filesystem::path& prefix, const Machine& machine, const environment::DeviceCodeCheck& check) {
+void print_check(const std::filesystem::path& prefix, const Machine& machine, const environment::DeviceCodeCheck& check,
+                 const environment::CudaRuntimeCheck& runtime) {
   fmt::print("environment {}: {} files with GPU code\n", prefix.string(), check.libraries.size());
   const auto driver = machine.driver_cuda ? "CUDA " + machine.driver_cuda->str() : std::string("unknown");
   for (std::size_t index = 0; index < machine.gpus.size(); ++index) {
@@ -131,8 +170,11 @@ void print_check(const std::filesystem::path& prefix, const Machine& machine, co
     }
   }
   for (const auto& problem : check.problems) fmt::print(stderr, "gpuenv: warning: {}\n", problem);
+  print_runtime(runtime);
   fmt::print("\n{}\n", check.everything_can_run() ? "every library can run on every GPU"
                                                    : "some libraries cannot run on this machine's GPUs (FAIL above)");
+  if (!runtime.everything_can_run())
+    fmt::print("the CUDA runtime this environment needs cannot run on this driver (FAIL above)\n");
 }
 
 int run_doctor(const DoctorArguments& arguments) {
@@ -155,11 +197,14 @@ int run_doctor(const DoctorArguments& arguments) {
     return 2;
   }
   const auto check = environment::check_device_code(*prefix, machine->gpus, machine->driver_cuda, *table);
+  std::optional<system::CudaVersion> driver_cuda;
+  if (machine->driver_cuda) driver_cuda = system::CudaVersion{machine->driver_cuda->major, machine->driver_cuda->minor};
+  const auto runtime = environment::check_cuda_runtime(*prefix, driver_cuda, system::CudaCompatibilityTables::load());
   if (arguments.json)
-    fmt::print("{}\n", check_json(*prefix, *machine, check).dump(2));
+    fmt::print("{}\n", check_json(*prefix, *machine, check, runtime).dump(2));
   else
-    print_check(*prefix, *machine, check);
-  return check.everything_can_run() ? 0 : 1;
+    print_check(*prefix, *machine, check, runtime);
+  return check.everything_can_run() && runtime.everything_can_run() ? 0 : 1;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "gpuenv/environment/apply.hpp"
 #include "gpuenv/environment/environment_name.hpp"
+#include "gpuenv/environment/installed_device_code.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
 #include "solve_output.hpp"
@@ -163,10 +164,13 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
     fmt::print("{}\n", output.dump(2));
     std::fflush(stdout);
     for (const auto& warning : applied->transaction.warnings) reporter.warning(warning);
-    return 0;
+  } else {
+    fmt::print("{}\n", summary_line(*applied));
+    print_transaction_notes(applied->transaction);
+    std::fflush(stdout);
   }
-  fmt::print("{}\n", summary_line(*applied));
-  print_transaction_notes(applied->transaction);
+  for (const auto& warning : environment::installed_device_code_warnings(plan, *applied, settings))
+    reporter.warning(warning);
   return 0;
 }
 

@@ -47,6 +47,7 @@ const std::vector<Setting>& settings() {
       {{"pkgs_dirs"}, Shape::sequence, ',', true},
       {{"safety_checks"}, Shape::scalar, ',', false},
       {{"extra_safety_checks"}, Shape::scalar, ',', false},
+      {{"gpuenv_check_device_code"}, Shape::scalar, ',', false},
   };
   return table;
 }
@@ -372,6 +373,18 @@ class ConfigBuilder {
     return settings().front();
   }
 
+  // A true/false setting: `target` keeps its default when unset.
+  std::expected<void, std::string> boolean_setting(std::string_view name, CondaConfig& config, bool& target) {
+    auto value = scalar(name, config);
+    if (!value) return std::unexpected(value.error());
+    if (!*value) return {};
+    const auto flag = boolean_value((*value)->value);
+    if (!flag)
+      return std::unexpected(fmt::format("{}: {} '{}' must be true or false", (*value)->origin, name, (*value)->value));
+    target = *flag;
+    return {};
+  }
+
   std::expected<std::optional<Sourced>, std::string> scalar(std::string_view name, CondaConfig& config) {
     auto merged = merge_scalar(matches_of(name), setting(name), env_);
     if (merged && *merged) config.origins[std::string(name)] = (*merged)->origin;
@@ -564,17 +577,8 @@ class ConfigBuilder {
                                            (*checks)->origin, (*checks)->value));
       }
     }
-    auto extra = scalar("extra_safety_checks", config);
-    if (!extra) return std::unexpected(extra.error());
-    if (*extra) {
-      const auto flag = boolean_value((*extra)->value);
-      if (!flag) {
-        return std::unexpected(fmt::format("{}: extra_safety_checks '{}' must be true or false",
-                                           (*extra)->origin, (*extra)->value));
-      }
-      config.extra_safety_checks = *flag;
-    }
-    return {};
+    if (auto read = boolean_setting("extra_safety_checks", config, config.extra_safety_checks); !read) return read;
+    return boolean_setting("gpuenv_check_device_code", config, config.gpuenv_check_device_code);
   }
 
   const EnvLookup& env_;

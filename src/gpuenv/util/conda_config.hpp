@@ -69,6 +69,9 @@ struct CondaConfig {
   // What a package whose files differ from its paths.json gets.
   SafetyChecksSetting safety_checks = SafetyChecksSetting::warn;
   bool extra_safety_checks = false;
+  // gpuenv's own key: after create/install/update, warn when a library just
+  // installed cannot run on this machine's GPUs (docs/cuda-binaries.md).
+  bool gpuenv_check_device_code = true;
 
   // The files that were read, lowest precedence first.
   std::vector<std::filesystem::path> files;

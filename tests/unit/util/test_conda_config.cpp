@@ -272,6 +272,16 @@ TEST_F(CondaConfigFiles, AnOfflineValueMustBeABoolean) {
             std::string::npos);
 }
 
+TEST_F(CondaConfigFiles, TheDeviceCodeCheckAfterInstallsIsOnUnlessTurnedOff) {
+  EXPECT_TRUE(loaded().gpuenv_check_device_code);
+  file("user.yml", "gpuenv_check_device_code: false\n");
+  EXPECT_FALSE(loaded().gpuenv_check_device_code);
+  EXPECT_TRUE(loaded({{"CONDA_GPUENV_CHECK_DEVICE_CODE", "true"}}).gpuenv_check_device_code);
+  EXPECT_NE(error({{"CONDA_GPUENV_CHECK_DEVICE_CODE", "maybe"}})
+                .find("$CONDA_GPUENV_CHECK_DEVICE_CODE: gpuenv_check_device_code 'maybe' must be true or false"),
+            std::string::npos);
+}
+
 // conda's search path as resolve_user_directories lays it out: the files
 // of the home directory, then $CONDA_PREFIX's, then $CONDARC's.
 TEST(CondaConfigSearchPath, LaterPlacesTakePrecedence) {

@@ -17,11 +17,7 @@
 namespace gpuenv::environment {
 namespace {
 
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return text;
-}
+using util::trim;
 
 // The file's lines without their line ends ("\r\n" files included).
 std::vector<std::string_view> lines_of(std::string_view text) {
@@ -124,7 +120,7 @@ std::expected<EnvironmentFile, std::string> parse_explicit_file(std::string_view
   const auto lines = lines_of(text);
   for (std::size_t index = 0; index < lines.size(); ++index) {
     const auto where = fmt::format("{}:{}", source, index + 1);
-    const auto line = trimmed(lines[index]);
+    const auto line = trim(lines[index]);
     if (line.empty() || line.front() == '#') continue;  // "# platform: linux-64" and the like
     if (line == "@EXPLICIT") {
       seen_marker = true;
@@ -137,8 +133,8 @@ std::expected<EnvironmentFile, std::string> parse_explicit_file(std::string_view
     auto location = line;
     std::string_view fragment;
     if (const auto hash = line.find('#'); hash != std::string_view::npos) {
-      location = trimmed(line.substr(0, hash));
-      fragment = trimmed(line.substr(hash + 1));
+      location = trim(line.substr(0, hash));
+      fragment = trim(line.substr(hash + 1));
     }
     std::string url;
     if (specs::has_url_scheme(location)) {
@@ -197,7 +193,7 @@ std::expected<EnvironmentFile, std::string> parse_spec_list(std::string_view tex
   for (std::size_t index = 0; index < lines.size(); ++index) {
     auto line = lines[index];
     if (const auto comment = line.find('#'); comment != std::string_view::npos) line = line.substr(0, comment);
-    line = trimmed(line);
+    line = trim(line);
     if (line.empty()) continue;
     auto spec = checked_spec(line, fmt::format("{}:{}", source, index + 1), context);
     if (!spec) return std::unexpected(spec.error());
@@ -252,7 +248,7 @@ std::expected<EnvironmentFile, std::string> parse_environment_yaml(std::string_v
             return std::unexpected(dependency_at + ": each dependency must be a package spec such as "
                                                    "'numpy >=1.26', not " + std::string(describe(dependency)));
           }
-          auto spec = checked_spec(trimmed(dependency.as<std::string>()), dependency_at, context);
+          auto spec = checked_spec(trim(dependency.as<std::string>()), dependency_at, context);
           if (!spec) return std::unexpected(spec.error());
           file.specs.push_back(std::move(*spec));
         }
@@ -286,7 +282,7 @@ std::expected<EnvironmentFile, std::string> read_environment_file(const std::fil
   const auto text = std::move(*read);
   const auto source = path.string();
   for (const auto line : lines_of(text)) {
-    if (trimmed(line) == "@EXPLICIT") return parse_explicit_file(text, source, context);
+    if (trim(line) == "@EXPLICIT") return parse_explicit_file(text, source, context);
   }
   const auto extension = path.extension().string();
   if (extension == ".yml" || extension == ".yaml") return parse_environment_yaml(text, source, context);

@@ -138,10 +138,12 @@ class TransactionTracker {
     }
     {
       std::lock_guard lock(mutex_);
-      if (done == progress_.downloads_done && bytes == progress_.downloaded_bytes) return;
       progress_.downloads_done = done;
       progress_.downloaded_bytes = bytes;
     }
+    // Sent on every tick, changed or not: a display that waits before its
+    // first draw (so fast changes do not flash a line) still gets to draw
+    // while a download is stuck behind another process's lock.
     send();
   }
 

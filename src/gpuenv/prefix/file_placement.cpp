@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -168,7 +169,11 @@ PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::s
   const bool binary = entry.file_mode == package::FileMode::binary;
   bool replaced = false;
   try {
-    replaced = stream_prefix_replacement(read, write, entry.prefix_placeholder, prefix_, binary);
+    // A window no bigger than the file: most files with a placeholder are
+    // small scripts, and a 1 MiB window would be allocated and zeroed for each.
+    const auto window = static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(static_cast<std::uint64_t>(info.st_size) + 1, 4096, kWriteBuffer));
+    replaced = stream_prefix_replacement(read, write, entry.prefix_placeholder, prefix_, binary, window);
     if (replaced) flush();
   } catch (...) {
     ::close(in);

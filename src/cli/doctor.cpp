@@ -13,11 +13,7 @@
 
 #include "command.hpp"
 #include "prefix_arguments.hpp"
-#include "gpuenv/environment/cuda_runtime_check.hpp"
-#include "gpuenv/environment/device_code_check.hpp"
-#include "gpuenv/system/cuda_compatibility.hpp"
-#include "gpuenv/system/metadata.hpp"
-#include "gpuenv/system/system_survey.hpp"
+#include "gpuenv/environment/doctor.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -31,47 +27,7 @@ struct DoctorArguments {
   bool json = false;
 };
 
-struct Machine {
-  std::vector<environment::GpuToCheck> gpus;
-  std::optional<cb::CudaRelease> driver_cuda;
-  std::vector<std::string> notes;
-};
-
-std::optional<cb::CudaRelease> parse_cuda_release(const std::string& text) {
-  int major = 0;
-  int minor = 0;
-  if (std::sscanf(text.c_str(), "%d.%d", &major, &minor) < 1) return std::nullopt;
-  return cb::CudaRelease{major, minor};
-}
-
-// The GPUs and driver to judge against: --gpu, else the detected devices
-// (CUDA_VISIBLE_DEVICES applies) and __cuda (CONDA_OVERRIDE_CUDA applies).
-std::expected<Machine, std::string> machine_to_check(const DoctorArguments& arguments) {
-  Machine machine;
-  system::SurveyOptions options;
-  options.program_version = GPUENV_VERSION;
-  const auto survey = system::survey_system(util::process_environment(), options);
-  for (const auto& package : survey.virtual_packages.packages)
-    if (package.name == "__cuda") machine.driver_cuda = parse_cuda_release(package.version);
-  for (const auto& text : arguments.gpus) {
-    auto arch = cb::parse_gpu_architecture(text);
-    if (!arch) return std::unexpected(fmt::format("--gpu {}: not an architecture; write sm_86, 8.6 or 86", text));
-    machine.gpus.push_back({"--gpu " + arch->sm_name(), {arch->number, cb::ArchVariant::portable}});
-  }
-  if (!machine.gpus.empty()) return machine;
-  if (survey.cuda) machine.gpus = environment::gpus_of(survey.cuda->report);
-  if (machine.gpus.empty()) {
-    for (const auto& package : survey.virtual_packages.packages) {
-      if (package.name != "__cuda_arch") continue;
-      if (auto arch = cb::parse_gpu_architecture(package.version))
-        machine.gpus.push_back({"__cuda_arch " + package.version, *arch});
-    }
-  }
-  if (machine.gpus.empty())
-    return std::unexpected(std::string("no GPU found on this machine (see `gpuenv cuda`); pass --gpu sm_XY to ask "
-                                       "about another machine's GPU"));
-  return machine;
-}
+using Machine = environment::GpusToJudge;
 
 const char* verdict_mark(cb::RunVerdict verdict) {
   switch (verdict) {
@@ -185,26 +141,17 @@ int run_doctor(const DoctorArguments& arguments) {
     fmt::print(stderr, "gpuenv: error: {}\n", prefix.error());
     return 2;
   }
-  std::string table_error;
-  auto table = cb::PtxIsaTable::parse(system::metadata_file("ptx_isa_versions.tsv"), table_error);
-  if (!table) {
-    fmt::print(stderr, "gpuenv: error: {} (a build problem of gpuenv)\n", table_error);
+  const auto report = environment::check_environment_for_gpus(*prefix, arguments.gpus, env);
+  if (!report) {
+    fmt::print(stderr, "gpuenv: error: {}\n", report.error());
     return 2;
   }
-  auto machine = machine_to_check(arguments);
-  if (!machine) {
-    fmt::print(stderr, "gpuenv: error: {}\n", machine.error());
-    return 2;
+  if (arguments.json) {
+    fmt::print("{}\n", check_json(*prefix, report->machine, report->device_code, report->runtime).dump(2));
+  } else {
+    print_check(*prefix, report->machine, report->device_code, report->runtime);
   }
-  const auto check = environment::check_device_code(*prefix, machine->gpus, machine->driver_cuda, *table);
-  std::optional<system::CudaVersion> driver_cuda;
-  if (machine->driver_cuda) driver_cuda = system::CudaVersion{machine->driver_cuda->major, machine->driver_cuda->minor};
-  const auto runtime = environment::check_cuda_runtime(*prefix, driver_cuda, system::CudaCompatibilityTables::load());
-  if (arguments.json)
-    fmt::print("{}\n", check_json(*prefix, *machine, check, runtime).dump(2));
-  else
-    print_check(*prefix, *machine, check, runtime);
-  return check.everything_can_run() && runtime.everything_can_run() ? 0 : 1;
+  return report->everything_can_run() ? 0 : 1;
 }
 
 }  // namespace

@@ -1,9 +1,7 @@
 #include "gpuenv/environment/installed_device_code.hpp"
 
-#include <cstdio>
-
 #include "gpuenv/environment/device_code_check.hpp"
-#include "gpuenv/system/metadata.hpp"
+#include "gpuenv/environment/doctor.hpp"
 
 namespace gpuenv::environment {
 
@@ -14,14 +12,9 @@ std::vector<std::string> installed_device_code_warnings(const Plan& plan, const 
   const auto gpus = gpus_of(*plan.machine.cuda);
   if (gpus.empty()) return {};
   std::optional<cuda_binary::CudaRelease> driver_cuda;
-  if (const auto version = plan.machine.virtual_version("__cuda")) {
-    int major = 0;
-    int minor = 0;
-    if (std::sscanf(version->c_str(), "%d.%d", &major, &minor) >= 1) driver_cuda = cuda_binary::CudaRelease{major, minor};
-  }
-  std::string error;
-  const auto table = cuda_binary::PtxIsaTable::parse(system::metadata_file("ptx_isa_versions.tsv"), error);
-  if (!table) return {error + " (a build problem of gpuenv)"};
+  if (const auto version = plan.machine.virtual_version("__cuda")) driver_cuda = cuda_release_of(*version);
+  const auto table = load_ptx_isa_table();
+  if (!table) return {table.error()};
   DeviceCodeCheckOptions options;
   options.names_of_binaries_only = true;
   const auto check = check_device_code_of(plan.prefix, applied.transaction.linked, gpus, driver_cuda, *table, options);

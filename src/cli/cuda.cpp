@@ -33,16 +33,6 @@ struct CudaOptions {
   bool timeout_given = false;
 };
 
-std::vector<ToolkitVerdict> verdicts_for(const system::CudaReport& report,
-                                         const system::CudaCompatibilityTables& tables) {
-  std::optional<system::DriverRelease> release;
-  if (!report.driver_release.empty()) release = system::DriverRelease::parse(report.driver_release);
-  std::optional<CudaVersion> driver_cuda;
-  if (report.driver_cuda_version) driver_cuda = CudaVersion::from_driver_api(*report.driver_cuda_version);
-  if (!system::driver_usable(report)) return {};
-  return system::judge_toolkits(tables, release, driver_cuda);
-}
-
 json toolkits_to_json(const std::vector<ToolkitVerdict>& verdicts, const system::CudaReport& report,
                       const system::CudaCompatibilityTables& tables) {
   json list = json::array();
@@ -195,7 +185,7 @@ void print_human(const system::SystemSurvey& survey, const system::CudaCompatibi
   for (const auto& package : survey.virtual_packages.packages) fmt::print("  {}\n", package.str());
   if (!system::driver_usable(report)) fmt::print("  (no __cuda: {})\n", system::short_failure(report));
 
-  print_toolkits(verdicts_for(report, tables), report, tables);
+  print_toolkits(system::toolkits_for_driver(report, tables), report, tables);
 
   const auto& cache = detection.cache;
   fmt::print("\nDetection: ");
@@ -228,7 +218,7 @@ int run_cuda(const CudaOptions& options) {
     auto document = system::report_to_json(report, &tables);
     document["schema_version"] = 1;
     document["virtual_packages"] = system::virtual_packages_to_json(survey.virtual_packages.packages);
-    document["toolkits"] = toolkits_to_json(verdicts_for(report, tables), report, tables);
+    document["toolkits"] = toolkits_to_json(system::toolkits_for_driver(report, tables), report, tables);
     document["detection"] = system::detection_to_json(survey.cuda->cache, survey.detection_config);
     document["warnings"] = survey.warnings;
     fmt::print("{}\n", document.dump(2));

@@ -280,4 +280,13 @@ void explain_outcome(CudaReport& report, const ExplainContext& context) {
   }
 }
 
+std::vector<ToolkitVerdict> toolkits_for_driver(const CudaReport& report, const CudaCompatibilityTables& tables) {
+  if (!driver_usable(report)) return {};
+  std::optional<DriverRelease> release;
+  if (!report.driver_release.empty()) release = DriverRelease::parse(report.driver_release);
+  std::optional<CudaVersion> driver_cuda;
+  if (report.driver_cuda_version) driver_cuda = CudaVersion::from_driver_api(*report.driver_cuda_version);
+  return judge_toolkits(tables, release, driver_cuda);
+}
+
 }  // namespace gpuenv::system

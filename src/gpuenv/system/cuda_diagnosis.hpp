@@ -5,6 +5,9 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
+#include "gpuenv/system/cuda_compatibility.hpp"
 #include "gpuenv/system/cuda_report.hpp"
 
 namespace gpuenv::system {
@@ -29,5 +32,9 @@ std::string short_failure(const CudaReport& report);
 // Fills report.message and report.remedy from its status and error; leaves
 // both empty for a fully working driver.
 void explain_outcome(CudaReport& report, const ExplainContext& context);
+
+// The CUDA toolkits this detected driver can run (release and CUDA version
+// from the report); none when the driver is not usable.
+std::vector<ToolkitVerdict> toolkits_for_driver(const CudaReport& report, const CudaCompatibilityTables& tables);
 
 }  // namespace gpuenv::system

@@ -42,12 +42,14 @@ std::expected<ExportedEnvironment, std::string> export_environment(const Install
     }
   }
   if (options.from_history) {
-    const auto history = util::read_file(installed.prefix / "conda-meta/history", std::size_t{1} << 30);
-    if (!history) {
+    const auto history =
+        util::read_regular_file_at_most(installed.prefix / "conda-meta/history", std::uintmax_t{256} << 20);
+    if (!history && history.error().kind == util::FileReadError::Kind::missing) {
       return std::unexpected(fmt::format(
           "{} has no conda-meta/history, so what was asked for is not known: export without --from-history",
           installed.prefix.string()));
     }
+    if (!history) return std::unexpected(history.error().message + ": export without --from-history");
     std::vector<std::string> installed_names;
     for (const auto& record : installed.records) installed_names.push_back(record.package.name);
     exported.dependencies = requested_specs_from_history(*history, installed_names);

@@ -424,8 +424,15 @@ std::map<std::string, specs::MatchSpec> earlier_requests(const fs::path& prefix,
     if (texts.empty() && !record.requested_spec.empty()) texts.push_back(record.requested_spec);
     for (const auto& text : texts) add(text, record.package.name, record.package.dist_str());
   }
+  // conda-meta/history only grows, and its latest requests are at its end:
+  // read it whole (within a bound no real history reaches), never cut short.
+  constexpr std::uintmax_t max_history_bytes = std::uintmax_t{256} << 20;
   const auto history_path = prefix / "conda-meta" / "history";
-  if (const auto history = util::read_file(history_path)) {
+  const auto history = util::read_regular_file_at_most(history_path, max_history_bytes);
+  if (!history && history.error().kind != util::FileReadError::Kind::missing) {
+    reporter.warning(history.error().message + "; the earlier requests it records are not used in this solve");
+  }
+  if (history) {
     std::vector<std::string> installed_names;
     installed_names.reserve(records.size());
     for (const auto& record : records) installed_names.push_back(record.package.name);

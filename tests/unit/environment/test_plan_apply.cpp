@@ -3,6 +3,8 @@
 // channel, report through a Reporter, and print nothing themselves.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -176,6 +178,34 @@ TEST_F(PlanApply, EarlierRequestsComeFromCondaMetaHistory) {
   write_text_file(history, text + "# remove specs: ['app']\n");
   EXPECT_FALSE(environment::earlier_requests(prefix(), without_requests, settings_.channel_context, reporter)
                    .contains("app"));
+}
+
+TEST_F(PlanApply, ALongHistoryIsReadToItsEnd) {
+  RecordingReporter reporter;
+  apply(planned(ChangeKind::create, {"app"}, reporter), reporter);
+  // Years of changes: the latest request stands after megabytes of older ones.
+  const auto history = prefix() / "conda-meta" / "history";
+  std::ifstream in(history);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  in.close();
+  while (text.size() < (3u << 20)) text += "==> 2020-01-01 00:00:00 <==\n# cmd: conda install x\n+defaults/linux-64::x-1-0\n";
+  write_text_file(history, text + "# update specs: ['app 1.0']\n");
+  auto records = prefix::read_prefix_records(prefix()).records;
+  for (auto& record : records) {
+    record.requested_spec.clear();
+    record.requested_specs.clear();
+  }
+  const auto earlier = environment::earlier_requests(prefix(), records, settings_.channel_context, reporter);
+  ASSERT_TRUE(earlier.contains("app"));
+  EXPECT_EQ(earlier.at("app").original(), "app 1.0");
+
+  // A FIFO planted as the history is refused with a warning, not waited on.
+  std::filesystem::remove(history);
+  ASSERT_EQ(::mkfifo(history.c_str(), 0644), 0);
+  RecordingReporter warned;
+  EXPECT_FALSE(environment::earlier_requests(prefix(), records, settings_.channel_context, warned).contains("app"));
+  ASSERT_EQ(warned.warnings.size(), 1u);
+  EXPECT_NE(warned.warnings.front().find("history"), std::string::npos) << warned.warnings.front();
 }
 
 TEST_F(PlanApply, ErrorsAreTypedValues) {

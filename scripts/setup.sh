@@ -91,21 +91,31 @@ build_libsolv() {
   log "libsolv ready in $libsolv_prefix"
 }
 
-# Test-only tools from PyPI, in their own virtual environment: NVIDIA's
-# cuobjdump (the cuda_binary tests compare their listings with it and skip that
-# comparison, saying so, without it). Optional: setup goes on without network.
+# Test-only tools from PyPI, in their own virtual environment:
+# - NVIDIA's cuobjdump: the cuda_binary tests compare their listings with it;
+# - py-rattler and py-rattler-build: rattler's answers for differential tests
+#   (MatchSpec, recipe rendering);
+# - the Python packages conda itself imports, so ../shared/oracle can run
+#   conda as the reference for MatchSpec differential tests.
+# Optional: setup goes on without network, and the tests that need a tool say
+# that they skip. The stamp names the list, so adding a tool reinstalls once.
+test_tools=(nvidia-cuda-cuobjdump py-rattler py-rattler-build
+            packaging frozendict ruamel.yaml pluggy requests boltons
+            platformdirs tqdm)
 install_test_tools() {
-  local cuobjdump="$test_tools_dir/bin/cuobjdump"
-  [ -x "$cuobjdump" ] && return 0
+  local stamp="$test_tools_dir/.installed"
+  local wanted="${test_tools[*]}"
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && return 0
   log "installing test tools from PyPI into $test_tools_dir"
   if ! { python3 -m venv "$test_tools_dir" &&
-         "$test_tools_dir/bin/pip" install -q nvidia-cuda-cuobjdump; }; then
-    log "could not install nvidia-cuda-cuobjdump; the tests that compare with cuobjdump will be skipped"
+         "$test_tools_dir/bin/pip" install -q "${test_tools[@]}"; }; then
+    log "could not install the test tools (${wanted}); the tests that need them will be skipped"
     return 0
   fi
   local found
   found=$(find "$test_tools_dir" -path '*/nvidia/*/bin/cuobjdump' -type f | head -n 1)
-  [ -n "$found" ] && ln -sf "$found" "$cuobjdump"
+  [ -n "$found" ] && ln -sf "$found" "$test_tools_dir/bin/cuobjdump"
+  printf '%s' "$wanted" > "$stamp"
 }
 
 install_packages

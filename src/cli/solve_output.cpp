@@ -34,7 +34,7 @@ json action_json(const specs::PackageRecord& record, const solver::ChannelLoadRe
   };
 }
 
-std::string virtual_packages_text(const solver::MachineFacts& machine) {
+std::string virtual_packages_text(const system::MachineDescription& machine) {
   std::string text;
   for (const auto& package : machine.virtual_packages) {
     text += (text.empty() ? "" : ", ") + package.str();
@@ -85,7 +85,7 @@ void print_json_failure(const std::string& error, const std::vector<std::string>
 }
 
 void print_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
-                const std::filesystem::path& prefix, const solver::MachineFacts& machine) {
+                const std::filesystem::path& prefix, const system::MachineDescription& machine) {
   fmt::print("Environment:      {}\n", prefix.string());
   // Unsolved plans (explicit files, removals) have no machine or channels to show.
   if (!machine.platform.empty()) {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "gpuenv/solver/channel_loader.hpp"
-#include "gpuenv/solver/machine_facts.hpp"
 #include "gpuenv/solver/solver.hpp"
+#include "gpuenv/system/virtual_package_explanation.hpp"
 
 namespace gpuenv::cli {
 
@@ -31,7 +31,7 @@ void print_json_failure(const std::string& error, const std::vector<std::string>
 // The plan as a table, on stdout. The machine's lines are left out when
 // `machine.platform` is empty (plans that were not solved).
 void print_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
-                const std::filesystem::path& prefix, const solver::MachineFacts& machine);
+                const std::filesystem::path& prefix, const system::MachineDescription& machine);
 
 // The explanation of an unsatisfiable request, on stderr.
 void print_unsolvable(const solver::Unsolvable& unsolvable);

@@ -161,10 +161,10 @@ std::expected<void, Error> solve_into(Plan& plan, const Settings& settings, cons
   survey_options.program_version = GPUENV_VERSION;
   const auto survey = system::survey_system(settings.env, survey_options);
   for (const auto& warning : survey.warnings) reporter.warning(warning);
-  plan.machine = machine_facts_for(survey, settings.platform);
+  plan.machine = machine_for(survey, settings.platform);
   database.set_installed(installed, plan.machine.virtual_packages);
 
-  auto solution = solver::solve(database, request, plan.machine);
+  auto solution = solver::solve(database, request, solver_facts(plan.machine));
   if (!solution) {
     auto error = make_error(ErrorKind::unsatisfiable, solution.error().summary());
     error.unsolvable = std::move(solution.error());

@@ -25,8 +25,8 @@
 #include "gpuenv/prefix/file_lock.hpp"
 #include "gpuenv/prefix/prefix_record.hpp"
 #include "gpuenv/solver/channel_loader.hpp"
-#include "gpuenv/solver/machine_facts.hpp"
 #include "gpuenv/solver/solver.hpp"
+#include "gpuenv/system/virtual_package_explanation.hpp"
 
 namespace gpuenv::environment {
 
@@ -71,7 +71,7 @@ struct Plan {
   // The channels loaded (empty when nothing was solved: remove, explicit files).
   solver::ChannelLoadResult loaded;
   // The machine solved for; platform empty when nothing was solved.
-  solver::MachineFacts machine;
+  system::MachineDescription machine;
   // For conda-meta/history and the records' requested_spec.
   std::vector<std::string> update_specs;
   std::vector<std::string> remove_specs;

@@ -5,6 +5,7 @@
 #include "gpuenv/solver/machine_facts.hpp"
 #include "gpuenv/specs/platform.hpp"
 #include "gpuenv/system/system_survey.hpp"
+#include "gpuenv/system/virtual_package_explanation.hpp"
 
 namespace gpuenv::environment {
 
@@ -14,6 +15,10 @@ namespace gpuenv::environment {
 // __archspec=0=<arch>), with CONDA_OVERRIDE_* applied, and __cuda and
 // __cuda_arch only from CONDA_OVERRIDE_CUDA*: this machine's driver says
 // nothing about the other one, so failures do not name it either.
-solver::MachineFacts machine_facts_for(const system::SystemSurvey& survey, specs::Platform target);
+system::MachineDescription machine_for(const system::SystemSurvey& survey, specs::Platform target);
+
+// What the solver takes: the virtual packages, and failures on them worded
+// with what detection found (system::explain_virtual_requirement).
+solver::MachineFacts solver_facts(const system::MachineDescription& machine);
 
 }  // namespace gpuenv::environment

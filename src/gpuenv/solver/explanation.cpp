@@ -27,12 +27,13 @@ std::string dependency_name(std::string_view dependency) {
 // or, for virtual package failures, a whole sentence naming it.
 struct Reason {
   Reason(std::string text_, bool whole_sentence_, std::vector<ProblemNode> children_ = {},
-         std::string virtual_dependency_ = {}, bool other_builds_fit_ = false)
+         std::string virtual_dependency_ = {}, bool other_builds_fit_ = false, bool constraint_ = false)
       : text(std::move(text_)),
         whole_sentence(whole_sentence_),
         children(std::move(children_)),
         virtual_dependency(std::move(virtual_dependency_)),
-        other_builds_fit(other_builds_fit_) {}
+        other_builds_fit(other_builds_fit_),
+        constraint(constraint_) {}
 
   std::string text;
   bool whole_sentence = false;
@@ -41,6 +42,7 @@ struct Reason {
   // the builds of one package that all fail on it.
   std::string virtual_dependency;
   bool other_builds_fit = false;
+  bool constraint = false;  // the virtual requirement is a `constrains` entry
 };
 
 // The lowest version a requirement like `__cuda >=11.8` admits; nullopt for
@@ -117,8 +119,8 @@ class TreeBuilder {
       const auto& requirement = graph_.requirements[index];
       if (requirement.providers.empty()) {
         if (is_virtual_name(requirement.dependency)) {
-          result.push_back({virtual_requirement_text(name, requirement.dependency, machine_,
-                                                     requirement.other_builds_fit),
+          result.push_back({virtual_requirement_text(
+                                machine_, {name, requirement.dependency, false, requirement.other_builds_fit}),
                             true, {}, requirement.dependency, requirement.other_builds_fit});
         } else if (requirement.available_versions.empty()) {
           missing.push_back(dependency_name(requirement.dependency));
@@ -163,8 +165,8 @@ class TreeBuilder {
             // A constraint on the machine (cuda-version's `__cuda >=12`)
             // reads like a requirement on it.
             if (own) {
-              result.push_back(Reason(virtual_requirement_text(name, conflict.dependency, machine_, false), true,
-                                      {}, conflict.dependency));
+              result.push_back(Reason(virtual_requirement_text(machine_, {name, conflict.dependency, true, false}),
+                                      true, {}, conflict.dependency, false, true));
             }
             break;
           }
@@ -222,7 +224,10 @@ class TreeBuilder {
   // line about the least demanding of them: that is the driver to get.
   void merge_virtual_failures(std::vector<Group>& groups) {
     const auto virtual_only = [](const Group& group) {
-      return group.why.size() == 1 && !group.why.front().virtual_dependency.empty();
+      // Only lower bounds (`__cuda >=11.8`) have a least demanding member;
+      // an upper bound (`__cuda <12`) is not folded into another's.
+      return group.why.size() == 1 && !group.why.front().virtual_dependency.empty() &&
+             lower_bound_of(group.why.front().virtual_dependency).has_value();
     };
     for (std::size_t i = 0; i < groups.size(); ++i) {
       if (!virtual_only(groups[i])) continue;
@@ -260,9 +265,11 @@ class TreeBuilder {
       merged.count = builds;
       merged.merged = true;
       merged.first = groups[least].first;
-      merged.why.push_back({virtual_requirement_text(subject, groups[least].why.front().virtual_dependency, machine_,
-                                                     other_builds_fit),
-                            true, {}, groups[least].why.front().virtual_dependency, other_builds_fit});
+      const Reason& least_demanding = groups[least].why.front();
+      merged.why.push_back({virtual_requirement_text(machine_, {subject, least_demanding.virtual_dependency,
+                                                               least_demanding.constraint, other_builds_fit}),
+                            true, {}, least_demanding.virtual_dependency, other_builds_fit,
+                            least_demanding.constraint});
       std::vector<Group> rest;
       for (std::size_t j = 0; j < groups.size(); ++j) {
         if (j == members.front()) rest.push_back(std::move(merged));

@@ -33,11 +33,10 @@ std::vector<ProblemTree> explain_problem(const ProblemGraph& graph, const Machin
 // A tree as lines: the root, then children drawn with ├─ └─ │.
 std::vector<std::string> render_tree(const ProblemNode& root);
 
-// What to say about `requirer` needing the virtual package `dependency`
-// (`__cuda >=12`) that this machine lacks or has too old: the machine's
-// facts and the way out. `other_builds_fit`: another build of the same
-// package works here.
-std::string virtual_requirement_text(const std::string& requirer, const std::string& dependency,
-                                     const MachineFacts& machine, bool other_builds_fit);
+// What to say about a requirement on a virtual package (`__cuda >=12`) that
+// this machine lacks or has at a version it does not accept: the machine's
+// own words (MachineFacts::explain_virtual_requirement) when given, plain
+// words otherwise.
+std::string virtual_requirement_text(const MachineFacts& machine, const VirtualRequirementFailure& failure);
 
 }  // namespace gpuenv::solver

@@ -38,7 +38,7 @@ ProblemTree no_match_tree(const PoolState& state, const specs::MatchSpec& spec, 
   const auto name = spec.name().exact_value();
   if (name && name->starts_with("__")) {
     const std::string requirement = spec.conda_build_form();
-    tree.key_reason = virtual_requirement_text("the request", requirement, machine, false);
+    tree.key_reason = virtual_requirement_text(machine, {"the request", requirement, false, false});
   } else if (!name) {
     tree.key_reason = fmt::format("no package name in the channels matches '{}'", spec.name().str());
   } else if (const auto named = solvables_named(state, *name, MatchScope::channels); named.empty()) {

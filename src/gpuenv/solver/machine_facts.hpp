@@ -1,33 +1,35 @@
-// What a failed solve's explanation needs to know about the machine solved
-// for: the virtual packages used, whether CUDA's came from the driver or
-// from CONDA_OVERRIDE_*, and what CUDA detection found (or why it failed).
+// What the solver knows about the machine it solves for: the virtual
+// packages (CEP 30), and a way to put into words why a requirement on one of
+// them fails. The words need what detection found (driver release, GPUs,
+// overrides), which is the system module's business, so the layer above
+// supplies them; without it the solver words failures plainly.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "gpuenv/system/cuda_report.hpp"
-#include "gpuenv/system/system_survey.hpp"
-#include "gpuenv/system/virtual_packages.hpp"
+#include "gpuenv/specs/virtual_package.hpp"
 
 namespace gpuenv::solver {
 
+struct VirtualRequirementFailure {
+  std::string requirer;    // "cupy 13.3 h1234_0", or "the request"
+  std::string dependency;  // "__cuda >=12"
+  bool is_constraint = false;  // from `constrains`, not `depends`
+  bool other_builds_fit = false;  // another build of the same package fits the machine
+};
+
 struct MachineFacts {
   std::string platform;  // the subdir solved for ("linux-64")
-  std::vector<system::VirtualPackage> virtual_packages;
-  // CONDA_OVERRIDE_CUDA / CONDA_OVERRIDE_CUDA_ARCH as set (nullopt: unset;
-  // "": set empty, which means "no CUDA").
-  std::optional<std::string> cuda_override;
-  std::optional<std::string> cuda_arch_override;
-  // What detection found; absent when it was not run (overrides decided).
-  std::optional<system::CudaReport> cuda;
+  std::vector<specs::VirtualPackage> virtual_packages;
+  // One sentence starting with the requirer; empty: plain words.
+  std::function<std::string(const VirtualRequirementFailure&)> explain_virtual_requirement;
 
   // The version of a virtual package, if present.
   std::optional<std::string> virtual_version(std::string_view name) const;
 };
-
-// From `gpuenv`'s one look at the system (system::survey_system).
-MachineFacts machine_facts_from(const system::SystemSurvey& survey, std::string platform);
 
 }  // namespace gpuenv::solver

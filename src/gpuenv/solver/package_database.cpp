@@ -216,7 +216,7 @@ void PackageDatabase::add_records(const std::vector<specs::PackageRecord>& recor
 }
 
 void PackageDatabase::set_installed(const std::vector<specs::PackageRecord>& installed,
-                                    const std::vector<system::VirtualPackage>& virtual_packages) {
+                                    const std::vector<specs::VirtualPackage>& virtual_packages) {
   for (Repo** old : {&state_->installed, &state_->machine}) {
     if (*old != nullptr) repo_free(*old, 1);
     *old = nullptr;

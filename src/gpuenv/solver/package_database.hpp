@@ -17,7 +17,7 @@
 #include "gpuenv/repodata/repodata_records.hpp"
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/package_record.hpp"
-#include "gpuenv/system/virtual_packages.hpp"
+#include "gpuenv/specs/virtual_package.hpp"
 
 namespace gpuenv::solver {
 
@@ -96,7 +96,7 @@ class PackageDatabase {
   // and the virtual packages of the machine solved for. Replaces what an
   // earlier call set.
   void set_installed(const std::vector<specs::PackageRecord>& installed,
-                     const std::vector<system::VirtualPackage>& virtual_packages);
+                     const std::vector<specs::VirtualPackage>& virtual_packages);
 
   // Every channel record the spec matches (installed and virtual packages
   // excluded), newest first: higher version, then build number, then the

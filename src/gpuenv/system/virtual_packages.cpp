@@ -144,8 +144,6 @@ void add_archspec(const VirtualPackageInputs& inputs, const VirtualPackageOverri
 
 }  // namespace
 
-std::string VirtualPackage::str() const { return fmt::format("{}={}={}", name, version, build); }
-
 VirtualPackageOverrides VirtualPackageOverrides::from_environment(const util::EnvLookup& env) {
   VirtualPackageOverrides overrides;
   overrides.archspec = env("CONDA_OVERRIDE_ARCHSPEC");

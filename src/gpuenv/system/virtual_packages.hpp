@@ -8,22 +8,15 @@
 #include <vector>
 
 #include "gpuenv/specs/platform.hpp"
+#include "gpuenv/specs/virtual_package.hpp"
 #include "gpuenv/system/cuda_report.hpp"
 #include "gpuenv/system/host_facts.hpp"
 #include "gpuenv/util/environment.hpp"
 
 namespace gpuenv::system {
 
-// Plain strings: a virtual package's version only has to be a valid CEP 33
-// version string, and this module needs no version arithmetic.
-struct VirtualPackage {
-  std::string name;
-  std::string version;
-  std::string build;
-
-  std::string str() const;  // "__cuda=12.4=0", as conda prints it
-  friend bool operator==(const VirtualPackage&, const VirtualPackage&) = default;
-};
+// The value type lives in specs so the solver can take it without system.
+using specs::VirtualPackage;
 
 // The CONDA_OVERRIDE_* variables as set: nullopt = unset, "" = set empty.
 struct VirtualPackageOverrides {

@@ -56,49 +56,33 @@ TEST(Explanation, SeveralReasonsBecomeChildrenWithoutRepeatingThePackage) {
   const auto lines = render_tree(explain_problem(graph, machine).at(0).root);
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[1], "└─ kernels 2.0 sm80_0");
-  EXPECT_EQ(lines[2], "   ├─ needs __cuda_arch >=8.0 but the driver sees no CUDA device: set CONDA_OVERRIDE_CUDA_ARCH "
-                      "to solve for another machine");
+  EXPECT_EQ(lines[2], "   ├─ needs __cuda_arch >=8.0, which the machine solved for does not have");
   EXPECT_EQ(lines[3], "   └─ cannot be installed together with other 1.0 0 (one kernels at a time)");
 }
 
-TEST(VirtualPackageText, NamesTheDriverTheVersionNeededAndTheWayOut) {
-  MachineFacts machine;
-  machine.virtual_packages = {{"__cuda", "11.4", "0"}};
-  machine.cuda = system::CudaReport{};
-  machine.cuda->driver_release = "470.82";
-  EXPECT_EQ(virtual_requirement_text("cupy 13.3", "__cuda >=12", machine, true),
-            "cupy 13.3 needs __cuda >=12 but this driver (470.82, CUDA 11.4) is too old: upgrade the driver to "
-            ">= 525.60.13 (CUDA 12.0), or ask for a CUDA 11 build (cuda-version 11.*)");
-}
-
-TEST(VirtualPackageText, SaysWhereDetectionLookedWhenThereIsNoDriver) {
-  MachineFacts machine;
-  machine.cuda = system::CudaReport{};
-  machine.cuda->status = system::DetectionStatus::no_library;
-  machine.cuda->searched = {"a", "b", "c", "d", "e", "f"};
-  EXPECT_EQ(virtual_requirement_text("cupy 13.3", "__cuda >=12", machine, false),
-            "cupy 13.3 needs __cuda >=12 but no NVIDIA driver found: looked in a, b, c, d and 2 more; set "
-            "CONDA_OVERRIDE_CUDA to solve for another machine");
-  machine.cuda->status = system::DetectionStatus::timed_out;
-  machine.cuda->message = "the driver did not answer within 10 s";
-  EXPECT_EQ(virtual_requirement_text("cupy 13.3", "__cuda >=12", machine, false),
-            "cupy 13.3 needs __cuda >=12 but the NVIDIA driver cannot be used (the driver did not answer within "
-            "10 s); set CONDA_OVERRIDE_CUDA to solve for another machine");
-  MachineFacts emptied;
-  emptied.cuda_override = "";
-  EXPECT_NE(virtual_requirement_text("x 1", "__cuda", emptied, false).find("CONDA_OVERRIDE_CUDA is set empty"),
-            std::string::npos);
-}
-
-TEST(VirtualPackageText, OtherVirtualPackages) {
+TEST(VirtualPackageText, WithoutTheMachinesOwnWordsTheSolverSpeaksPlainly) {
   MachineFacts machine;
   machine.platform = "linux-64";
   machine.virtual_packages = {{"__glibc", "2.17", "0"}};
-  EXPECT_EQ(virtual_requirement_text("app 1.0", "__glibc >=2.28", machine, false),
-            "app 1.0 needs __glibc >=2.28 but this system's glibc is 2.17: set CONDA_OVERRIDE_GLIBC to solve for "
-            "another machine");
-  EXPECT_EQ(virtual_requirement_text("app 1.0", "__osx >=11", machine, true),
-            "app 1.0 needs __osx >=11, which linux-64 does not have, or ask for another build of it");
+  EXPECT_EQ(virtual_requirement_text(machine, {"app 1.0", "__glibc >=2.28", false, false}),
+            "app 1.0 needs __glibc >=2.28 but the machine solved for has __glibc 2.17");
+  EXPECT_EQ(virtual_requirement_text(machine, {"app 1.0", "__cuda <12", true, false}),
+            "app 1.0 constrains __cuda <12, which linux-64 does not have");
+}
+
+TEST(VirtualPackageText, TheMachinesOwnWordsAreUsedWhenGiven) {
+  MachineFacts machine;
+  std::vector<VirtualRequirementFailure> asked;
+  machine.explain_virtual_requirement = [&](const VirtualRequirementFailure& failure) {
+    asked.push_back(failure);
+    return std::string("worded by the machine");
+  };
+  EXPECT_EQ(virtual_requirement_text(machine, {"app 1.0", "__cuda >=12", true, true}), "worded by the machine");
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].requirer, "app 1.0");
+  EXPECT_EQ(asked[0].dependency, "__cuda >=12");
+  EXPECT_TRUE(asked[0].is_constraint);
+  EXPECT_TRUE(asked[0].other_builds_fit);
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ std::string describe(const specs::PackageRecord& record) {
 
 // What a solve says, in order: the LINK list, or the explanation.
 std::vector<std::string> outcome(PackageDatabase& database, const std::vector<std::string>& request,
-                                 const std::vector<system::VirtualPackage>& virtual_packages) {
+                                 const std::vector<specs::VirtualPackage>& virtual_packages) {
   database.set_installed({}, virtual_packages);
   MachineFacts machine;
   machine.platform = "linux-64";
@@ -96,7 +96,7 @@ class ClosureMatchesFullLoad : public ::testing::Test {
   // Cold (index built) and warm (index read) loads of the closure both
   // solve like a full load.
   void expect_same(const std::vector<std::string>& request,
-                   const std::vector<system::VirtualPackage>& virtual_packages = {}) {
+                   const std::vector<specs::VirtualPackage>& virtual_packages = {}) {
     SCOPED_TRACE(::testing::PrintToString(request));
     PackageDatabase full;
     const auto full_load = load(full, request, false);
@@ -146,7 +146,7 @@ TEST_F(ClosureMatchesFullLoad, CondaFormatRepo) {
 TEST_F(ClosureMatchesFullLoad, DefaultsRChannel) {
   add_subdir(channel, "linux-64", testing::testdata_dir() / "repodata/conda-tests/r_linux-64.json");
   add_subdir(channel, "noarch", testing::testdata_dir() / "repodata/conda-tests/main_noarch.json");
-  const std::vector<system::VirtualPackage> machine = {{"__glibc", "2.28", "0"}, {"__unix", "0", "0"}};
+  const std::vector<specs::VirtualPackage> machine = {{"__glibc", "2.28", "0"}, {"__unix", "0", "0"}};
   expect_same({"_r-mutex"}, machine);
   expect_same({"r-base=3.5.0"}, machine);
   expect_same({"r-essentials"}, machine);
@@ -176,7 +176,7 @@ TEST_F(ClosureMatchesFullLoad, GeneratedCondaForgeLikeChannel) {
     if (!line.empty()) request.push_back(line);
   }
   ASSERT_FALSE(request.empty());
-  const std::vector<system::VirtualPackage> cuda_12 = {{"__archspec", "1", "x86_64_v3"}, {"__cuda", "12.4", "0"},
+  const std::vector<specs::VirtualPackage> cuda_12 = {{"__archspec", "1", "x86_64_v3"}, {"__cuda", "12.4", "0"},
                                                        {"__glibc", "2.35", "0"}, {"__linux", "6.1", "0"},
                                                        {"__unix", "0", "0"}};
   expect_same(request, cuda_12);

@@ -1,14 +1,17 @@
 // Driver matching: which build of a CUDA package a machine gets, and how a
-// driver that is too old (or missing) is explained.
+// driver that is too old, too new or missing is explained (the solver's
+// failures worded with what detection found, as plan() composes them).
 #include <gtest/gtest.h>
 
-#include "solver_fixture.hpp"
+#include "../solver/solver_fixture.hpp"
+#include "gpuenv/environment/target_machine.hpp"
 #include "support/cuda_test_channel.hpp"
 #include "support/temp_directory.hpp"
 
-namespace gpuenv::solver {
+namespace gpuenv::environment {
 namespace {
 
+using solver::PackageDatabase;
 using testing::dists;
 using testing::install;
 using testing::joined_lines;
@@ -27,7 +30,7 @@ class CudaMatching : public ::testing::Test {
 
   // The machine: __cuda (and __cuda_arch) as given, plus a Linux host.
   void machine_with(std::optional<std::string> cuda, std::optional<std::string> cuda_arch = std::nullopt) {
-    machine = MachineFacts{};
+    machine = system::MachineDescription{};
     machine.platform = "linux-64";
     if (cuda) machine.virtual_packages.push_back({"__cuda", *cuda, "0"});
     if (cuda_arch) machine.virtual_packages.push_back({"__cuda_arch", *cuda_arch, "0"});
@@ -38,12 +41,12 @@ class CudaMatching : public ::testing::Test {
 
   testing::TempDirectory channel;
   PackageDatabase database;
-  MachineFacts machine;
+  system::MachineDescription machine;
 };
 
 TEST_F(CudaMatching, ACuda13DriverGetsTheCuda13Build) {
   machine_with("13.0");
-  const auto solution = solve(database, install({"gpukit"}), machine);
+  const auto solution = solver::solve(database, install({"gpukit"}), solver_facts(machine));
   ASSERT_TRUE(solution) << joined_lines(solution.error());
   EXPECT_EQ(dists(solution->link),
             (std::vector<std::string>{"cuda-version 13.0 hbd52c62_3", "gpukit 1.0 h7f3a9c1_0"}));
@@ -52,7 +55,7 @@ TEST_F(CudaMatching, ACuda13DriverGetsTheCuda13Build) {
 TEST_F(CudaMatching, ACuda124DriverGetsTheCuda126BuildThroughMinorVersionCompatibility) {
   // __cuda >=12 admits 12.4; the CUDA 13 build needs __cuda >=13.
   machine_with("12.4");
-  const auto solution = solve(database, install({"gpukit"}), machine);
+  const auto solution = solver::solve(database, install({"gpukit"}), solver_facts(machine));
   ASSERT_TRUE(solution) << joined_lines(solution.error());
   EXPECT_EQ(dists(solution->link),
             (std::vector<std::string>{"cuda-version 12.6 h7480c83_3", "gpukit 1.0 hb2c41e0_0"}));
@@ -60,7 +63,7 @@ TEST_F(CudaMatching, ACuda124DriverGetsTheCuda126BuildThroughMinorVersionCompati
 
 TEST_F(CudaMatching, ACuda12DriverStillGetsACuda11BuildWhenAskedFor) {
   machine_with("12.4");
-  const auto solution = solve(database, install({"gpukit", "cuda-version 11.*"}), machine);
+  const auto solution = solver::solve(database, install({"gpukit", "cuda-version 11.*"}), solver_facts(machine));
   ASSERT_TRUE(solution) << joined_lines(solution.error());
   EXPECT_EQ(dists(solution->link),
             (std::vector<std::string>{"cuda-version 11.8 h70ddcb2_3", "gpukit 1.0 hf0010aa_0"}));
@@ -71,7 +74,7 @@ TEST_F(CudaMatching, ACuda112DriverIsExplained) {
   machine.cuda = system::CudaReport{};
   machine.cuda->status = system::DetectionStatus::ok;
   machine.cuda->driver_release = "460.32.03";
-  const auto solution = solve(database, install({"gpukit"}), machine);
+  const auto solution = solver::solve(database, install({"gpukit"}), solver_facts(machine));
   ASSERT_FALSE(solution);
   const auto text = joined_lines(solution.error());
   EXPECT_NE(text.find("cannot install gpukit"), std::string::npos) << text;
@@ -88,7 +91,7 @@ TEST_F(CudaMatching, ATooOldDriverWithAFittingOtherBuildSuggestsIt) {
   // CUDA 12.4 driver, CUDA 13 build asked for: cuda-version 12.* builds fit.
   machine_with("12.4");
   machine.cuda_override = "12.4";
-  const auto solution = solve(database, install({"gpukit=1.0=h7f3a9c1_0"}), machine);
+  const auto solution = solver::solve(database, install({"gpukit=1.0=h7f3a9c1_0"}), solver_facts(machine));
   ASSERT_FALSE(solution);
   const auto text = joined_lines(solution.error());
   EXPECT_NE(text.find("gpukit 1.0 h7f3a9c1_0 needs __cuda >=13 but the driver (CUDA 12.4, from "
@@ -103,7 +106,7 @@ TEST_F(CudaMatching, NoDriverNamesWhereDetectionLooked) {
   machine.cuda = system::CudaReport{};
   machine.cuda->status = system::DetectionStatus::no_library;
   machine.cuda->searched = {"libcuda.so.1 (loader search)", "/usr/lib/wsl/lib/libcuda.so.1"};
-  const auto solution = solve(database, install({"gpukit"}), machine);
+  const auto solution = solver::solve(database, install({"gpukit"}), solver_facts(machine));
   ASSERT_FALSE(solution);
   const auto text = joined_lines(solution.error());
   EXPECT_NE(text.find("no NVIDIA driver found: looked in libcuda.so.1 (loader search), "
@@ -114,12 +117,12 @@ TEST_F(CudaMatching, NoDriverNamesWhereDetectionLooked) {
 
 TEST_F(CudaMatching, ComputeCapabilityGatesTheGpuSpecificBuilds) {
   machine_with("12.4", "8.6");
-  auto solution = solve(database, install({"kernels"}), machine);
+  auto solution = solver::solve(database, install({"kernels"}), solver_facts(machine));
   ASSERT_TRUE(solution) << joined_lines(solution.error());
   EXPECT_EQ(dists(solution->link), std::vector<std::string>{"kernels 2.0 sm80_0"});
 
   machine_with("12.4", "7.5");
-  solution = solve(database, install({"kernels"}), machine);
+  solution = solver::solve(database, install({"kernels"}), solver_facts(machine));
   ASSERT_TRUE(solution) << joined_lines(solution.error());
   EXPECT_EQ(dists(solution->link), std::vector<std::string>{"kernels 1.0 sm70_0"});
 
@@ -127,7 +130,7 @@ TEST_F(CudaMatching, ComputeCapabilityGatesTheGpuSpecificBuilds) {
   machine.cuda = system::CudaReport{};
   machine.cuda->status = system::DetectionStatus::ok;
   machine.cuda->devices.push_back({0, "Tesla P4", {6, 1}, 0, "", ""});
-  solution = solve(database, install({"kernels"}), machine);
+  solution = solver::solve(database, install({"kernels"}), solver_facts(machine));
   ASSERT_FALSE(solution);
   const auto text = joined_lines(solution.error());
   EXPECT_NE(text.find("needs __cuda_arch >=7.0 but the oldest GPU here has compute capability 6.1 (Tesla P4)"),
@@ -137,11 +140,37 @@ TEST_F(CudaMatching, ComputeCapabilityGatesTheGpuSpecificBuilds) {
 
 TEST_F(CudaMatching, AGpuBuildWithoutADetectedGpuIsExplained) {
   machine_with("12.4");  // a driver, but no device: no __cuda_arch
-  const auto solution = solve(database, install({"kernels"}), machine);
+  const auto solution = solver::solve(database, install({"kernels"}), solver_facts(machine));
   ASSERT_FALSE(solution);
   const auto text = joined_lines(solution.error());
   EXPECT_NE(text.find("but the driver sees no CUDA device"), std::string::npos) << text;
 }
 
+// conda's tests intend `constrains: [__cuda >=11.0,<12]` to be unsatisfiable
+// on a CUDA 12 driver. The explanation must say the driver is too new (not
+// "upgrade the driver"), call it a constraint, and keep each build's own
+// bound instead of folding one into the other's.
+TEST(CudaUpperBounds, AreExplainedAsADriverTooNewForTheConstraint) {
+  PackageDatabase database;
+  database.add_records({testing::package("oldkit", "1.0", "cuda11_0", 0, {}, {"__cuda >=11.0,<12"}),
+                        testing::package("oldkit", "1.0", "cuda10_0", 0, {}, {"__cuda <11"})},
+                       testing::channel_subdir("file:///c", "linux-64"));
+  system::MachineDescription machine;
+  machine.platform = "linux-64";
+  machine.virtual_packages = {{"__cuda", "12.4", "0"}, {"__glibc", "2.36", "0"}};
+  database.set_installed({}, machine.virtual_packages);
+  const auto solution = solver::solve(database, install({"oldkit"}), solver_facts(machine));
+  ASSERT_FALSE(solution);
+  const auto text = joined_lines(solution.error());
+  EXPECT_EQ(text.find("too old"), std::string::npos) << text;
+  EXPECT_EQ(text.find("upgrade the driver"), std::string::npos) << text;
+  EXPECT_NE(text.find("constrains __cuda >=11.0,<12 but this driver (CUDA 12.4) is newer than that allows"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("constrains __cuda <11 but this driver (CUDA 12.4) is newer than that allows"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
-}  // namespace gpuenv::solver
+}  // namespace gpuenv::environment

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "command.hpp"
+#include "error_output.hpp"
 #include "prefix_arguments.hpp"
 #include "gpuenv/environment/doctor.hpp"
+#include "gpuenv/environment/installed_environment.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -135,21 +137,18 @@ void print_check(const std::filesystem::path& prefix, const Machine& machine, co
 
 int run_doctor(const DoctorArguments& arguments) {
   const auto env = util::process_environment();
-  auto prefix = environment::resolve_prefix(prefix_choice(arguments.where), env,
-                                           environment::WhenNoPrefixGiven::use_active_prefix);
-  if (!prefix) {
-    fmt::print(stderr, "gpuenv: error: {}\n", prefix.error());
-    return 2;
-  }
-  const auto report = environment::check_environment_for_gpus(*prefix, arguments.gpus, env);
-  if (!report) {
-    fmt::print(stderr, "gpuenv: error: {}\n", report.error());
-    return 2;
-  }
+  const auto opened = environment::open_environment(prefix_choice(arguments.where), env,
+                                                    environment::WhenNoPrefixGiven::use_active_prefix,
+                                                    environment::PrefixUse::read);
+  if (!opened) return report_error(opened.error(), arguments.json);
+  print_notes(opened->notes, opened->warnings);
+  const auto& prefix = opened->prefix;
+  const auto report = environment::check_environment_for_gpus(prefix, arguments.gpus, env);
+  if (!report) return report_error(report.error(), arguments.json);
   if (arguments.json) {
-    fmt::print("{}\n", check_json(*prefix, report->machine, report->device_code, report->runtime).dump(2));
+    fmt::print("{}\n", check_json(prefix, report->machine, report->device_code, report->runtime).dump(2));
   } else {
-    print_check(*prefix, report->machine, report->device_code, report->runtime);
+    print_check(prefix, report->machine, report->device_code, report->runtime);
   }
   return report->everything_can_run() ? 0 : 1;
 }

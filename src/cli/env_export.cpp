@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "error_output.hpp"
 #include "gpuenv/environment/environment_export.hpp"
 #include "gpuenv/environment/installed_environment.hpp"
 #include "gpuenv/environment/settings.hpp"
@@ -32,12 +33,6 @@ struct ExportArguments {
   bool json = false;
 };
 
-int fail(const std::string& message, int exit_code = 1) {
-  std::fflush(stdout);
-  fmt::print(stderr, "gpuenv: error: {}\n", message);
-  return exit_code;
-}
-
 std::string json_text(const environment::ExportedEnvironment& exported) {
   return nlohmann::json{{"name", exported.name},
                         {"channels", exported.channels},
@@ -55,24 +50,29 @@ int write_output(const ExportArguments& arguments, const std::string& text) {
   std::ofstream out(arguments.file, std::ios::binary | std::ios::trunc);
   out << text;
   out.close();
-  if (!out) return fail(fmt::format("cannot write {}; check that its directory exists and is writable", arguments.file));
+  if (!out) {
+    return report_error(environment::make_error(
+        environment::ErrorKind::configuration,
+        fmt::format("cannot write {}; check that its directory exists and is writable", arguments.file)));
+  }
   return 0;
 }
 
 int run_export(const ExportArguments& arguments) {
-  if (arguments.md5 && !arguments.explicit_urls) return fail("--md5 only changes --explicit output: add --explicit", 2);
+  if (arguments.md5 && !arguments.explicit_urls) {
+    return report_usage_error("--md5 only changes --explicit output: add --explicit");
+  }
   if (arguments.explicit_urls && (arguments.json || arguments.no_builds || arguments.from_history)) {
-    return fail("--explicit writes a lockfile of exact package URLs: it cannot be combined with --json, "
-                "--no-builds or --from-history",
-                2);
+    return report_usage_error("--explicit writes a lockfile of exact package URLs: it cannot be combined with "
+                              "--json, --no-builds or --from-history");
   }
   const auto env = util::process_environment();
-  const auto prefix = environment::resolve_prefix(prefix_choice(arguments.where), env, environment::WhenNoPrefixGiven::use_active_prefix);
-  if (!prefix) return fail(prefix.error(), 2);
+  const auto prefix =
+      environment::resolve_prefix(prefix_choice(arguments.where), env, environment::WhenNoPrefixGiven::use_active_prefix);
+  if (!prefix) return report_error(prefix.error());
   const auto installed = environment::read_installed_environment(*prefix);
-  if (!installed) return fail(installed.error());
-  for (const auto& note : installed->notes) fmt::print(stderr, "gpuenv: {}\n", note);
-  for (const auto& warning : installed->warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
+  if (!installed) return report_error(installed.error());
+  print_notes(installed->notes, installed->warnings);
 
   if (arguments.explicit_urls) {
     std::string text;
@@ -85,11 +85,11 @@ int run_export(const ExportArguments& arguments) {
   }
 
   const auto settings = environment::load_settings({}, env);
-  if (!settings) return fail(settings.error().message);
+  if (!settings) return report_error(settings.error());
   const auto exported = environment::export_environment(
       *installed, settings->channel_context,
       {arguments.where.name, arguments.no_builds, arguments.from_history});
-  if (!exported) return fail(exported.error());
+  if (!exported) return report_error(exported.error());
   return write_output(arguments, arguments.json ? json_text(*exported) : environment::environment_yaml(*exported));
 }
 

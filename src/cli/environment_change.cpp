@@ -14,6 +14,7 @@
 #include "gpuenv/environment/installed_device_code.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
+#include "error_output.hpp"
 #include "solve_output.hpp"
 #include "terminal_reporter.hpp"
 #include "transaction_output.hpp"
@@ -58,57 +59,27 @@ Answer confirm() {
   return answer.empty() || answer == "y" || answer == "yes" ? Answer::yes : Answer::no;
 }
 
-// Prints `message` as an error (stderr, or conda's --json failure shape on
-// stdout) and returns `exit_code`. A channel's token or password is not printed.
-int report_failure(bool json, const std::string& message, int exit_code, const std::string& exception_name) {
-  const auto masked = specs::mask_credentials(message);
-  if (json) {
-    print_json_failure(masked, {}, exception_name);
-  } else {
-    std::fflush(stdout);
-    fmt::print(stderr, "gpuenv: error: {}\n", masked);
-  }
-  return exit_code;
-}
-
-int report_error(const ChangeArguments& arguments, const environment::Error& error) {
-  if (error.unsolvable) {
-    if (arguments.json) {
-      print_json_failure(error.message, error.unsolvable->lines(), environment::conda_exception_name(error.kind));
-    } else {
-      print_unsolvable(*error.unsolvable);
-    }
-    return environment::exit_status(error.kind);
-  }
-  return report_failure(arguments.json, error.message, environment::exit_status(error.kind),
-                        environment::conda_exception_name(error.kind));
-}
-
-int usage_error(const ChangeArguments& arguments, const std::string& message) {
-  return report_failure(arguments.json, message, 2, "CondaValueError");
-}
-
 // -p/-n; for create, an environment.yml's name when neither is given.
 std::expected<fs::path, int> environment_prefix(ChangeKind kind, const ChangeArguments& arguments,
                                                 const std::string& file_name, const util::EnvLookup& env) {
   auto choice = prefix_choice(arguments.where);
   if (kind != ChangeKind::create) {
     auto prefix = environment::resolve_prefix(choice, env, environment::WhenNoPrefixGiven::use_active_prefix);
-    if (!prefix) return std::unexpected(usage_error(arguments, prefix.error()));
+    if (!prefix) return std::unexpected(report_error(prefix.error(), arguments.json));
     return *prefix;
   }
   // conda env create: the file's name, unless -p or -n says otherwise.
   if (choice.path.empty() && choice.name.empty()) choice.name = file_name;
   if (environment::is_reserved_environment_name(choice.name)) {
-    return std::unexpected(usage_error(
-        arguments, fmt::format("'{}' is a reserved environment name (it names the root prefix, as in conda): "
-                               "choose another name",
-                               choice.name)));
+    return std::unexpected(report_usage_error(
+        fmt::format("'{}' is a reserved environment name (it names the root prefix, as in conda): choose another name",
+                    choice.name),
+        arguments.json));
   }
   auto prefix = environment::resolve_prefix(choice, env, environment::WhenNoPrefixGiven::refuse);
-  if (!prefix) return std::unexpected(usage_error(arguments, prefix.error()));
+  if (!prefix) return std::unexpected(report_error(prefix.error(), arguments.json));
   if (auto usable = environment::check_prefix_for_path(*prefix); !usable) {
-    return std::unexpected(usage_error(arguments, usable.error()));
+    return std::unexpected(report_error(usable.error(), arguments.json));
   }
   return *prefix;
 }
@@ -146,10 +117,10 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
         fmt::print(stderr, "gpuenv: nothing was changed\n");
         return 1;
       case Answer::no_terminal:
-        return report_failure(arguments.json,
-                              "there is no terminal to ask for confirmation on: add -y (--yes) to go ahead; "
-                              "nothing was changed",
-                              1, "CondaValueError");
+        return report_error(environment::make_error(ErrorKind::configuration,
+                                                    "there is no terminal to ask for confirmation on: add -y "
+                                                    "(--yes) to go ahead; nothing was changed"),
+                            arguments.json);
     }
   }
 
@@ -157,7 +128,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   options.command_line = command_line();
   options.override_frozen = arguments.override_frozen;
   const auto applied = environment::apply(plan, settings, options, reporter);
-  if (!applied) return report_error(arguments, applied.error());
+  if (!applied) return report_error(applied.error(), arguments.json);
   if (arguments.json) {
     auto output = plan_json(solution, plan.loaded, plan.prefix, false);
     add_transaction_json(output, *applied);
@@ -203,7 +174,7 @@ int run_change(ChangeKind kind, const ChangeArguments& arguments) {
   const auto env = util::process_environment();
   TerminalReporter reporter(!arguments.json);
   const auto settings = environment::load_settings(settings_overrides(arguments.channels), env);
-  if (!settings) return report_error(arguments, settings.error());
+  if (!settings) return report_error(settings.error(), arguments.json);
   for (const auto& warning : settings->warnings) reporter.warning(warning);
 
   environment::ChangeRequest request;
@@ -214,7 +185,7 @@ int run_change(ChangeKind kind, const ChangeArguments& arguments) {
   if (!arguments.files.empty()) {
     const std::vector<fs::path> files(arguments.files.begin(), arguments.files.end());
     auto read = environment::read_request_files(files, !arguments.specs.empty(), settings->channel_context, reporter);
-    if (!read) return report_error(arguments, read.error());
+    if (!read) return report_error(read.error(), arguments.json);
     request.files = std::move(*read);
   }
   const auto prefix = environment_prefix(kind, arguments, request.files.name, env);
@@ -222,7 +193,7 @@ int run_change(ChangeKind kind, const ChangeArguments& arguments) {
   request.prefix = *prefix;
 
   auto plan = environment::plan(*settings, request, reporter);
-  if (!plan) return report_error(arguments, plan.error());
+  if (!plan) return report_error(plan.error(), arguments.json);
   return carry_out(*plan, *settings, arguments, reporter);
 }
 

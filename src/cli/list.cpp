@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "error_output.hpp"
 #include "gpuenv/environment/installed_environment.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "prefix_arguments.hpp"
@@ -29,19 +30,6 @@ struct ListArguments {
   bool export_specs = false;
   bool canonical = false;
 };
-
-// conda's --json error shape; exception_name as conda names the case.
-int fail(const ListArguments& arguments, const std::string& message,
-         const char* exception_name = "CondaValueError") {
-  std::fflush(stdout);
-  if (arguments.json) {
-    fmt::print("{}\n", nlohmann::json{{"success", false}, {"error", message}, {"exception_name", exception_name}}
-                           .dump(2));
-  } else {
-    fmt::print(stderr, "gpuenv: error: {}\n", message);
-  }
-  return 1;
-}
 
 // conda's disp_features: "[mkl debug]", or nothing.
 std::string features_text(const std::vector<std::string>& features) {
@@ -78,15 +66,15 @@ nlohmann::json json_entry(const prefix::PrefixRecord& record, const environment:
 
 int run_list(const ListArguments& arguments) {
   if (arguments.md5 && !arguments.explicit_urls) {
-    return fail(arguments, "--md5 only changes the output of --explicit: add --explicit");
+    return report_usage_error("--md5 only changes the output of --explicit: add --explicit", arguments.json);
   }
   const auto env = util::process_environment();
-  const auto prefix = environment::resolve_prefix(prefix_choice(arguments.where), env, environment::WhenNoPrefixGiven::use_active_prefix);
-  if (!prefix) return fail(arguments, prefix.error());
+  const auto prefix =
+      environment::resolve_prefix(prefix_choice(arguments.where), env, environment::WhenNoPrefixGiven::use_active_prefix);
+  if (!prefix) return report_error(prefix.error(), arguments.json);
   const auto installed = environment::read_installed_environment(*prefix);
-  if (!installed) return fail(arguments, installed.error(), "EnvironmentLocationNotFound");
-  for (const auto& note : installed->notes) fmt::print(stderr, "gpuenv: {}\n", note);
-  for (const auto& warning : installed->warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
+  if (!installed) return report_error(installed.error(), arguments.json);
+  print_notes(installed->notes, installed->warnings);
 
   const std::string platform(specs::Platform::current().str());
   if (arguments.explicit_urls) {
@@ -102,9 +90,10 @@ int run_list(const ListArguments& arguments) {
     try {
       pattern.emplace(text, std::regex::ECMAScript | std::regex::icase);
     } catch (const std::regex_error& error) {
-      return fail(arguments, fmt::format("'{}' is not a regular expression ({}); packages are matched by "
-                                         "name with a regular expression such as '^cuda'",
-                                         arguments.regex, error.what()));
+      return report_usage_error(fmt::format("'{}' is not a regular expression ({}); packages are matched by name "
+                                            "with a regular expression such as '^cuda'",
+                                            arguments.regex, error.what()),
+                                arguments.json);
     }
   }
   std::vector<const prefix::PrefixRecord*> shown;
@@ -113,7 +102,7 @@ int run_list(const ListArguments& arguments) {
   }
 
   const auto settings = environment::load_settings({}, env);
-  if (!settings) return fail(arguments, settings.error().message);
+  if (!settings) return report_error(settings.error(), arguments.json);
   const auto& context = settings->channel_context;
   if (arguments.json) {
     auto document = nlohmann::json::array();

@@ -19,6 +19,7 @@
 #include "gpuenv/environment/command_in_environment.hpp"
 #include "gpuenv/environment/environment_name.hpp"
 #include "command.hpp"
+#include "error_output.hpp"
 #include "gpuenv/environment/installed_environment.hpp"
 #include "prefix_arguments.hpp"
 
@@ -36,7 +37,9 @@ struct RunArguments {
 constexpr int exit_not_found = 127;
 constexpr int exit_not_executable = 126;
 
-int fail(const std::string& message, int exit_code) {
+// After the environment is ready, only the system can fail the command:
+// the shell's statuses, so scripts see what a shell would give them.
+int exec_failure(const std::string& message, int exit_code) {
   std::fflush(stdout);
   fmt::print(stderr, "gpuenv: error: {}\n", message);
   return exit_code;
@@ -56,25 +59,23 @@ std::expected<std::vector<std::string>, std::string> command_words(std::vector<s
 
 int run_in_environment(const RunArguments& arguments) {
   if (arguments.command.empty()) {
-    return fail("say which command to run: gpuenv run -p PREFIX -- COMMAND [ARGS...]", 2);
+    return report_usage_error("say which command to run: gpuenv run -p PREFIX -- COMMAND [ARGS...]");
   }
   const auto env = util::process_environment();
-  const auto prefix = environment::resolve_prefix(prefix_choice(arguments.where), env, environment::WhenNoPrefixGiven::use_active_prefix);
-  if (!prefix) return fail(prefix.error(), 2);
-  if (auto usable = environment::check_prefix_for_path(*prefix); !usable) return fail(usable.error(), 2);
-  if (auto checked = environment::check_environment(*prefix); !checked) return fail(checked.error(), 1);
-  const auto settled = environment::settle_interrupted_transaction(*prefix);
-  if (settled.note) fmt::print(stderr, "gpuenv: {}\n", *settled.note);
-  if (settled.warning) fmt::print(stderr, "gpuenv: warning: {}\n", *settled.warning);
+  const auto opened =
+      environment::open_environment(prefix_choice(arguments.where), env,
+                                    environment::WhenNoPrefixGiven::use_active_prefix, environment::PrefixUse::put_on_path);
+  if (!opened) return report_error(opened.error());
+  print_notes(opened->notes, opened->warnings);
 
   if (!arguments.working_directory.empty() && ::chdir(arguments.working_directory.c_str()) != 0) {
-    return fail(fmt::format("cannot change to the directory {} ({}); give an existing directory to --cwd",
+    return exec_failure(fmt::format("cannot change to the directory {} ({}); give an existing directory to --cwd",
                             arguments.working_directory, std::strerror(errno)),
                 1);
   }
-  auto prepared = environment::command_in_environment(*prefix, arguments.command, env);
-  if (!prepared) return fail(prepared.error(), exit_not_found);
-  for (const auto& warning : prepared->warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
+  auto prepared = environment::command_in_environment(opened->prefix, arguments.command, env);
+  if (!prepared) return report_error(prepared.error());
+  print_notes({}, prepared->warnings);
   const auto& program = prepared->program;
   auto& argv = prepared->arguments;
 
@@ -91,7 +92,7 @@ int run_in_environment(const RunArguments& arguments) {
   std::fflush(stderr);
   ::execve(program.c_str(), argument_pointers.data(), environment_pointers.data());
   const int error = errno;
-  return fail(fmt::format("cannot run {}: {}", program, std::strerror(error)),
+  return exec_failure(fmt::format("cannot run {}: {}", program, std::strerror(error)),
               error == ENOENT ? exit_not_found : exit_not_executable);
 }
 
@@ -115,7 +116,7 @@ void add_run_command(CLI::App& app, Runner& run) {
   sub->callback([&run, arguments, sub] {
     auto words = command_words(sub->remaining());
     if (!words) {
-      run = [error = words.error()] { return fail(error, 2); };
+      run = [error = words.error()] { return report_usage_error(error); };
       return;
     }
     arguments->command = std::move(*words);

@@ -1,8 +1,5 @@
-// `gpuenv shell hook|activate|deactivate|reactivate`: shell integration, as
-// micromamba's `shell hook` does it. `eval "$(gpuenv shell hook --shell bash)"`
-// defines a shell function `gpuenv` that runs the program for every
-// command except activate/deactivate/reactivate, whose output (shell code
-// from `gpuenv shell activate ...`) it evaluates in the current shell.
+// `gpuenv shell hook|activate|deactivate|reactivate`: options and printing;
+// what the code does is in environment/shell_integration.hpp.
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -10,10 +7,11 @@
 #include <memory>
 #include <string>
 
-#include "gpuenv/environment/activation.hpp"
-#include "gpuenv/environment/environment_name.hpp"
 #include "command.hpp"
+#include "error_output.hpp"
+#include "gpuenv/environment/activation.hpp"
 #include "gpuenv/environment/installed_environment.hpp"
+#include "gpuenv/environment/shell_integration.hpp"
 #include "prefix_arguments.hpp"
 
 namespace gpuenv::cli {
@@ -25,114 +23,51 @@ struct ShellArguments {
   std::string environment;  // `activate NAME|PREFIX`
 };
 
-int fail(const std::string& message, int exit_code = 1) {
-  std::fflush(stdout);
-  fmt::print(stderr, "gpuenv: error: {}\n", message);
-  return exit_code;
-}
-
-// The shells whose code gpuenv writes. zsh and dash read the same POSIX
-// code as bash; the names differ only in the hook's `--shell` argument.
-std::expected<std::string, std::string> chosen_shell(const std::string& given, const util::EnvLookup& env) {
-  std::string shell = given;
-  if (shell.empty()) {
-    shell = std::filesystem::path(env("SHELL").value_or("")).filename().string();
-    if (shell.empty()) {
-      return std::unexpected(std::string("say which shell to write code for: --shell bash, zsh or posix"));
-    }
-  }
-  if (shell == "sh" || shell == "dash") shell = "posix";
-  if (shell == "bash" || shell == "zsh" || shell == "posix") return shell;
-  return std::unexpected(fmt::format("gpuenv writes shell code for bash, zsh and posix (sh, dash) only, not "
-                                     "'{}': give one of those to --shell",
-                                     shell));
-}
-
 std::string this_program() {
   std::error_code error;
   auto path = std::filesystem::read_symlink("/proc/self/exe", error);
   return error ? std::string("gpuenv") : path.string();
 }
 
-std::string hook_script(const std::string& shell) {
-  // No `local` (not POSIX), so the temporaries are unset by hand.
-  return fmt::format(R"SH(# gpuenv shell integration ({shell}): `gpuenv activate [NAME|PREFIX]`, `gpuenv deactivate`
-export GPUENV_EXE={exe}
-gpuenv() {{
-  case "${{1-}}" in
-    activate|deactivate|reactivate)
-      __gpuenv_code="$("$GPUENV_EXE" shell "$@" --shell {shell})" || {{
-        __gpuenv_status=$?
-        unset __gpuenv_code
-        return "$__gpuenv_status"
-      }}
-      eval "$__gpuenv_code"
-      unset __gpuenv_code
-      hash -r 2>/dev/null
-      return 0
-      ;;
-    *)
-      "$GPUENV_EXE" "$@"
-      ;;
-  esac
-}}
-if [ -z "${{CONDA_SHLVL+x}}" ]; then
-  export CONDA_SHLVL=0
-fi
-)SH",
-                     fmt::arg("shell", shell), fmt::arg("exe", environment::shell_single_quote(this_program())));
-}
-
 int print_changes(const environment::EnvironmentChanges& changes) {
-  for (const auto& warning : changes.warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
+  print_notes({}, changes.warnings);
   fmt::print("{}", environment::posix_shell_script(changes));
   return 0;
 }
 
 int run_hook(const ShellArguments& arguments) {
-  const auto shell = chosen_shell(arguments.shell, util::process_environment());
-  if (!shell) return fail(shell.error(), 2);
-  fmt::print("{}", hook_script(*shell));
+  const auto shell = environment::chosen_shell(arguments.shell, util::process_environment());
+  if (!shell) return report_error(shell.error());
+  fmt::print("{}", environment::shell_hook_script(*shell, this_program()));
   return 0;
 }
 
 int run_activate(const ShellArguments& arguments) {
   const auto env = util::process_environment();
-  if (const auto shell = chosen_shell(arguments.shell, env); !shell) return fail(shell.error(), 2);
-  PrefixArguments where = arguments.where;
-  if (!arguments.environment.empty()) {
-    if (!where.prefix.empty() || !where.name.empty()) {
-      return fail("name the environment once: either as an argument or with -p/-n", 2);
-    }
-    // conda's rule: an argument with a path separator is a path.
-    if (arguments.environment.find('/') != std::string::npos) {
-      where.prefix = arguments.environment;
-    } else {
-      where.name = arguments.environment;
-    }
-  }
-  if (where.prefix.empty() && where.name.empty()) where.name = "base";  // as `conda activate`
-  const auto prefix = environment::resolve_prefix(prefix_choice(where), env, environment::WhenNoPrefixGiven::refuse);
-  if (!prefix) return fail(prefix.error(), 2);
-  if (auto usable = environment::check_prefix_for_path(*prefix); !usable) return fail(usable.error(), 2);
-  if (auto checked = environment::check_environment(*prefix); !checked) return fail(checked.error());
-  const auto settled = environment::settle_interrupted_transaction(*prefix);
-  if (settled.note) fmt::print(stderr, "gpuenv: {}\n", *settled.note);
-  if (settled.warning) fmt::print(stderr, "gpuenv: warning: {}\n", *settled.warning);
-  return print_changes(environment::activation_changes(*prefix, env));
+  if (const auto shell = environment::chosen_shell(arguments.shell, env); !shell) return report_error(shell.error());
+  const auto target = environment::activation_target(arguments.environment, prefix_choice(arguments.where));
+  if (!target) return report_error(target.error());
+  const auto opened = environment::open_environment(*target, env, environment::WhenNoPrefixGiven::refuse,
+                                                    environment::PrefixUse::put_on_path);
+  if (!opened) return report_error(opened.error());
+  print_notes(opened->notes, opened->warnings);
+  return print_changes(environment::activation_changes(opened->prefix, env));
 }
 
 int run_reactivate(const ShellArguments& arguments) {
   const auto env = util::process_environment();
-  if (const auto shell = chosen_shell(arguments.shell, env); !shell) return fail(shell.error(), 2);
+  if (const auto shell = environment::chosen_shell(arguments.shell, env); !shell) return report_error(shell.error());
   const auto active = env("CONDA_PREFIX");
-  if (!active || active->empty()) return fail("no environment is active: nothing to reactivate");
+  if (!active || active->empty()) {
+    return report_error(
+        environment::make_error(environment::ErrorKind::no_environment, "no environment is active: nothing to reactivate"));
+  }
   return print_changes(environment::activation_changes(*active, env));
 }
 
 int run_deactivate(const ShellArguments& arguments) {
   const auto env = util::process_environment();
-  if (const auto shell = chosen_shell(arguments.shell, env); !shell) return fail(shell.error(), 2);
+  if (const auto shell = environment::chosen_shell(arguments.shell, env); !shell) return report_error(shell.error());
   return print_changes(environment::deactivation_changes(env));
 }
 

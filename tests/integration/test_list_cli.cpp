@@ -108,7 +108,7 @@ TEST_F(ListCli, RegexFiltersByNameCaseInsensitively) {
 
 TEST_F(ListCli, BadRegexIsAClearError) {
   const auto result = list({"-p", prefix.string(), "zlib("});
-  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.exit_code, 2);  // a usage error, as in every command
   EXPECT_NE(result.err.find("'zlib(' is not a regular expression"), std::string::npos) << result.err;
 }
 
@@ -149,7 +149,7 @@ TEST_F(ListCli, ExplicitListsUrlsWithSha256DependenciesFirst) {
 
 TEST_F(ListCli, Md5WithoutExplicitIsRefused) {
   const auto result = list({"-p", prefix.string(), "--md5"});
-  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("add --explicit"), std::string::npos) << result.err;
 }
 
@@ -159,7 +159,7 @@ TEST_F(ListCli, UsesTheActiveEnvironmentWithoutPrefix) {
   EXPECT_EQ(result.out, "zlib-1.3.1-hb9d3cd8_2\n");
 
   const auto none = list({}, {"-CONDA_PREFIX"});
-  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("-p PREFIX or -n NAME"), std::string::npos) << none.err;
 }
 

@@ -51,7 +51,7 @@ std::optional<std::string> find_on_path(const std::string& program, const std::s
   }
 }
 
-std::expected<CommandInEnvironment, std::string> command_in_environment(const std::filesystem::path& prefix,
+std::expected<CommandInEnvironment, Error> command_in_environment(const std::filesystem::path& prefix,
                                                                         const std::vector<std::string>& command,
                                                                         const util::EnvLookup& env) {
   const auto changes = activation_changes(prefix, env);
@@ -62,8 +62,9 @@ std::expected<CommandInEnvironment, std::string> command_in_environment(const st
   if (changes.activate_scripts.empty()) {
     const auto found = find_on_path(command.front(), path);
     if (!found) {
-      return std::unexpected(fmt::format("{}: command not found in the environment {} (searched PATH={})",
-                                         command.front(), prefix.string(), path));
+      return std::unexpected(make_error(ErrorKind::command_not_found,
+                                        fmt::format("{}: command not found in the environment {} (searched PATH={})",
+                                                    command.front(), prefix.string(), path)));
     }
     prepared.program = *found;
     prepared.arguments = command;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/environment/error.hpp"
 #include "gpuenv/util/environment.hpp"
 
 namespace gpuenv::environment {
@@ -26,7 +27,7 @@ struct CommandInEnvironment {
 
 // Fails only when the command is not found on the environment's PATH
 // (without activate.d scripts; with them, the shell reports it, exit 127).
-std::expected<CommandInEnvironment, std::string> command_in_environment(const std::filesystem::path& prefix,
+std::expected<CommandInEnvironment, Error> command_in_environment(const std::filesystem::path& prefix,
                                                                         const std::vector<std::string>& command,
                                                                         const util::EnvLookup& env);
 

@@ -29,8 +29,8 @@ std::expected<cb::PtxIsaTable, std::string> load_ptx_isa_table() {
   return std::move(*table);
 }
 
-std::expected<GpusToJudge, std::string> gpus_to_judge(const std::vector<std::string>& requested,
-                                                      const util::EnvLookup& env) {
+std::expected<GpusToJudge, Error> gpus_to_judge(const std::vector<std::string>& requested,
+                                                const util::EnvLookup& env) {
   GpusToJudge machine;
   system::SurveyOptions options;
   options.program_version = GPUENV_VERSION;
@@ -40,7 +40,10 @@ std::expected<GpusToJudge, std::string> gpus_to_judge(const std::vector<std::str
   }
   for (const auto& text : requested) {
     auto arch = cb::parse_gpu_architecture(text);
-    if (!arch) return std::unexpected(fmt::format("--gpu {}: not an architecture; write sm_86, 8.6 or 86", text));
+    if (!arch) {
+      return std::unexpected(
+          make_error(ErrorKind::usage, fmt::format("--gpu {}: not an architecture; write sm_86, 8.6 or 86", text)));
+    }
     machine.gpus.push_back({"--gpu " + arch->sm_name(), {arch->number, cb::ArchVariant::portable}});
   }
   if (!machine.gpus.empty()) return machine;
@@ -54,19 +57,19 @@ std::expected<GpusToJudge, std::string> gpus_to_judge(const std::vector<std::str
     }
   }
   if (machine.gpus.empty()) {
-    return std::unexpected(std::string("no GPU found on this machine (see `gpuenv cuda`); pass --gpu sm_XY to ask "
-                                       "about another machine's GPU"));
+    return std::unexpected(make_error(ErrorKind::usage, "no GPU found on this machine (see `gpuenv cuda`); pass "
+                                                        "--gpu sm_XY to ask about another machine's GPU"));
   }
   return machine;
 }
 
-std::expected<DoctorReport, std::string> check_environment_for_gpus(const std::filesystem::path& prefix,
-                                                                    const std::vector<std::string>& requested_gpus,
-                                                                    const util::EnvLookup& env) {
+std::expected<DoctorReport, Error> check_environment_for_gpus(const std::filesystem::path& prefix,
+                                                              const std::vector<std::string>& requested_gpus,
+                                                              const util::EnvLookup& env) {
   auto table = load_ptx_isa_table();
-  if (!table) return std::unexpected(table.error());
+  if (!table) return std::unexpected(make_error(ErrorKind::configuration, table.error()));
   auto machine = gpus_to_judge(requested_gpus, env);
-  if (!machine) return std::unexpected(machine.error());
+  if (!machine) return std::unexpected(std::move(machine.error()));
   DoctorReport report;
   report.device_code = check_device_code(prefix, machine->gpus, machine->driver_cuda, *table);
   std::optional<system::CudaVersion> driver_cuda;

@@ -13,6 +13,7 @@
 
 #include "gpuenv/cuda_binary/compatibility.hpp"
 #include "gpuenv/environment/cuda_runtime_check.hpp"
+#include "gpuenv/environment/error.hpp"
 #include "gpuenv/environment/device_code_check.hpp"
 #include "gpuenv/util/environment.hpp"
 
@@ -26,7 +27,7 @@ struct GpusToJudge {
 // `requested` (--gpu: "sm_86", "8.6", "86"), else the detected devices
 // (CUDA_VISIBLE_DEVICES applies), else __cuda_arch; the driver is __cuda, so
 // CONDA_OVERRIDE_CUDA applies. Fails for a bad --gpu or when no GPU is known.
-std::expected<GpusToJudge, std::string> gpus_to_judge(const std::vector<std::string>& requested,
+std::expected<GpusToJudge, Error> gpus_to_judge(const std::vector<std::string>& requested,
                                                       const util::EnvLookup& env);
 
 struct DoctorReport {
@@ -36,7 +37,7 @@ struct DoctorReport {
   bool everything_can_run() const { return device_code.everything_can_run() && runtime.everything_can_run(); }
 };
 
-std::expected<DoctorReport, std::string> check_environment_for_gpus(const std::filesystem::path& prefix,
+std::expected<DoctorReport, Error> check_environment_for_gpus(const std::filesystem::path& prefix,
                                                                     const std::vector<std::string>& requested_gpus,
                                                                     const util::EnvLookup& env);
 

@@ -26,7 +26,7 @@ std::string yaml_scalar(const std::string& text) {
 
 }  // namespace
 
-std::expected<ExportedEnvironment, std::string> export_environment(const InstalledEnvironment& installed,
+std::expected<ExportedEnvironment, Error> export_environment(const InstalledEnvironment& installed,
                                                                    const specs::ChannelContext& context,
                                                                    const ExportOptions& options) {
   ExportedEnvironment exported;
@@ -45,11 +45,16 @@ std::expected<ExportedEnvironment, std::string> export_environment(const Install
     const auto history =
         util::read_regular_file_at_most(installed.prefix / "conda-meta/history", std::uintmax_t{256} << 20);
     if (!history && history.error().kind == util::FileReadError::Kind::missing) {
-      return std::unexpected(fmt::format(
-          "{} has no conda-meta/history, so what was asked for is not known: export without --from-history",
-          installed.prefix.string()));
+      return std::unexpected(make_error(
+          ErrorKind::no_environment,
+          fmt::format("{} has no conda-meta/history, so what was asked for is not known: export without "
+                      "--from-history",
+                      installed.prefix.string())));
     }
-    if (!history) return std::unexpected(history.error().message + ": export without --from-history");
+    if (!history) {
+      return std::unexpected(
+          make_error(ErrorKind::configuration, history.error().message + ": export without --from-history"));
+    }
     std::vector<std::string> installed_names;
     for (const auto& record : installed.records) installed_names.push_back(record.package.name);
     exported.dependencies = requested_specs_from_history(*history, installed_names);

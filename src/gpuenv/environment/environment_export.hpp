@@ -27,7 +27,7 @@ struct ExportOptions {
 };
 
 // Fails only for from_history when the environment has no conda-meta/history.
-std::expected<ExportedEnvironment, std::string> export_environment(const InstalledEnvironment& installed,
+std::expected<ExportedEnvironment, Error> export_environment(const InstalledEnvironment& installed,
                                                                    const specs::ChannelContext& context,
                                                                    const ExportOptions& options);
 

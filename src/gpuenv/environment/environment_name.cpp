@@ -19,11 +19,12 @@ bool is_blank(std::string_view text) {
 
 bool is_reserved_environment_name(std::string_view name) { return name == "base" || name == "root"; }
 
-std::expected<void, std::string> check_environment_name(std::string_view name) {
+std::expected<void, Error> check_environment_name(std::string_view name) {
   // The name as the message shows it: a newline or an escape sequence in it
   // must not reach the terminal.
   const auto refuse = [&](std::string_view why) {
-    return std::unexpected(fmt::format("'{}' is not a valid environment name: {}", specs::printable(name), why));
+    return std::unexpected(make_error(
+        ErrorKind::usage, fmt::format("'{}' is not a valid environment name: {}", specs::printable(name), why)));
   };
   if (is_blank(name)) return refuse("it is empty; give a name, or -p PATH");
   if (name == "." || name == ".." || name.find_first_of("/\\") != std::string_view::npos) {
@@ -46,12 +47,12 @@ std::expected<void, std::string> check_environment_name(std::string_view name) {
   return {};
 }
 
-std::expected<void, std::string> check_prefix_for_path(const std::filesystem::path& prefix) {
+std::expected<void, Error> check_prefix_for_path(const std::filesystem::path& prefix) {
   if (prefix.string().find(':') == std::string::npos) return {};
-  return std::unexpected(fmt::format(
+  return std::unexpected(make_error(ErrorKind::usage, fmt::format(
       "{}: an environment path cannot contain ':' (PATH would split it in two when it is activated); use a path "
       "without ':'",
-      specs::printable(prefix.string())));
+      specs::printable(prefix.string()))));
 }
 
 }  // namespace gpuenv::environment

@@ -8,7 +8,11 @@ Error make_error(ErrorKind kind, std::string message) {
   return Error{kind, specs::mask_credentials(message), std::nullopt};
 }
 
-int exit_status(ErrorKind kind) { return kind == ErrorKind::usage ? 2 : 1; }
+int exit_status(ErrorKind kind) {
+  if (kind == ErrorKind::usage) return 2;
+  if (kind == ErrorKind::command_not_found) return 127;
+  return 1;
+}
 
 const char* conda_exception_name(ErrorKind kind) {
   switch (kind) {
@@ -19,6 +23,8 @@ const char* conda_exception_name(ErrorKind kind) {
     case ErrorKind::channel: return "CondaHTTPError";
     case ErrorKind::unsatisfiable: return "UnsatisfiableError";
     case ErrorKind::transaction: return "CondaError";
+    case ErrorKind::no_environment: return "EnvironmentLocationNotFound";
+    case ErrorKind::command_not_found: return "CondaError";
     case ErrorKind::usage:
     case ErrorKind::configuration:
     case ErrorKind::not_an_environment: return "CondaValueError";

@@ -18,6 +18,8 @@ enum class ErrorKind {
   configuration,          // a .condarc setting, a pin, an environment file
   invalid_spec,           // a package spec that does not parse
   not_an_environment,     // the prefix is not one, or cannot take a new one
+  no_environment,         // list/run/activate/export/doctor of an environment that is not there
+  command_not_found,      // `run` of a command the environment does not have: exit 127, as a shell
   package_not_installed,  // `update` of a package the environment lacks
   package_not_found,      // `remove` of a package the environment lacks
   no_match,               // `search`: no record in the channels matches
@@ -36,7 +38,8 @@ struct Error {
 // `message` with any channel secret masked.
 Error make_error(ErrorKind kind, std::string message);
 
-// The exit status a command ends with for `kind` (2 for usage, else 1).
+// The exit status a command ends with for `kind` (2 for usage, 127 for a
+// command not found, as a shell; else 1).
 int exit_status(ErrorKind kind);
 
 // conda's exception class for `kind`, as its --json failure output names it

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "gpuenv/environment/environment_name.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
 #include "gpuenv/prefix/transaction.hpp"
 #include "gpuenv/prefix/transaction_journal.hpp"
@@ -46,19 +47,22 @@ std::string dependency_name(const std::string& spec) {
 
 }  // namespace
 
-std::expected<void, std::string> check_environment(const std::filesystem::path& prefix) {
+std::expected<void, Error> check_environment(const std::filesystem::path& prefix) {
+  const auto refuse = [](std::string message) {
+    return std::unexpected(make_error(ErrorKind::no_environment, std::move(message)));
+  };
   std::error_code error;
   if (!std::filesystem::exists(prefix, error)) {
-    return std::unexpected(fmt::format(
+    return refuse(fmt::format(
         "the environment {} does not exist: check the path or name, or create it with `gpuenv create -p {} "
         "PACKAGE...`",
         prefix.string(), prefix.string()));
   }
   if (!std::filesystem::is_directory(prefix, error)) {
-    return std::unexpected(fmt::format("{} is not a directory, so not an environment", prefix.string()));
+    return refuse(fmt::format("{} is not a directory, so not an environment", prefix.string()));
   }
   if (!std::filesystem::is_directory(prefix / "conda-meta", error)) {
-    return std::unexpected(fmt::format(
+    return refuse(fmt::format(
         "{} is not a conda environment (it has no conda-meta directory); give the path of an environment "
         "made by gpuenv, conda or mamba",
         prefix.string()));
@@ -88,8 +92,7 @@ SettledPrefix settle_interrupted_transaction(const std::filesystem::path& prefix
   return settled;
 }
 
-std::expected<InstalledEnvironment, std::string> read_installed_environment(
-    const std::filesystem::path& prefix) {
+std::expected<InstalledEnvironment, Error> read_installed_environment(const std::filesystem::path& prefix) {
   if (auto checked = check_environment(prefix); !checked) return std::unexpected(checked.error());
   InstalledEnvironment environment;
   environment.prefix = prefix;
@@ -100,6 +103,22 @@ std::expected<InstalledEnvironment, std::string> read_installed_environment(
   environment.records = std::move(installed.records);
   for (auto& problem : installed.problems) environment.warnings.push_back(std::move(problem));
   return environment;
+}
+
+std::expected<OpenedEnvironment, Error> open_environment(const PrefixChoice& choice, const util::EnvLookup& env,
+                                                         WhenNoPrefixGiven when_none, PrefixUse use) {
+  auto prefix = resolve_prefix(choice, env, when_none);
+  if (!prefix) return std::unexpected(std::move(prefix.error()));
+  if (use == PrefixUse::put_on_path) {
+    if (auto usable = check_prefix_for_path(*prefix); !usable) return std::unexpected(std::move(usable.error()));
+  }
+  if (auto checked = check_environment(*prefix); !checked) return std::unexpected(std::move(checked.error()));
+  OpenedEnvironment opened;
+  opened.prefix = std::move(*prefix);
+  auto settled = settle_interrupted_transaction(opened.prefix);
+  if (settled.note) opened.notes.push_back(std::move(*settled.note));
+  if (settled.warning) opened.warnings.push_back(std::move(*settled.warning));
+  return opened;
 }
 
 RecordChannel record_channel(const specs::PackageRecord& record, const specs::ChannelContext& context) {

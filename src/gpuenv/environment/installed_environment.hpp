@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/environment/error.hpp"
+#include "gpuenv/environment/prefix_location.hpp"
 #include "gpuenv/prefix/prefix_record.hpp"
 #include "gpuenv/prefix/transaction_journal.hpp"
 #include "gpuenv/specs/channel.hpp"
@@ -19,7 +21,7 @@ namespace gpuenv::environment {
 
 // Whether `prefix` is an environment: a directory holding conda-meta/ (the
 // test conda and mamba use). The error says what is wrong and what to do.
-std::expected<void, std::string> check_environment(const std::filesystem::path& prefix);
+std::expected<void, Error> check_environment(const std::filesystem::path& prefix);
 
 // A transaction a killed gpuenv left in the prefix is finished or undone
 // before the prefix is read, so that nothing reports or runs a half-linked
@@ -45,8 +47,22 @@ struct InstalledEnvironment {
 };
 
 // check_environment, settle_interrupted_transaction, then every record.
-std::expected<InstalledEnvironment, std::string> read_installed_environment(
-    const std::filesystem::path& prefix);
+std::expected<InstalledEnvironment, Error> read_installed_environment(const std::filesystem::path& prefix);
+
+// An existing environment a command is about to use (run, shell activate,
+// doctor): found as -p/-n/the active one say, checked, and settled
+// (settle_interrupted_transaction), with what that did in words.
+struct OpenedEnvironment {
+  std::filesystem::path prefix;
+  std::vector<std::string> notes;
+  std::vector<std::string> warnings;
+};
+
+// `for_path`: the prefix will go on PATH (run, activate), so it must pass
+// check_prefix_for_path too.
+enum class PrefixUse { read, put_on_path };
+std::expected<OpenedEnvironment, Error> open_environment(const PrefixChoice& choice, const util::EnvLookup& env,
+                                                         WhenNoPrefixGiven when_none, PrefixUse use);
 
 // A record's channel as conda shows it (CEP 26 names): `name` for --json's
 // "channel" ("conda-forge", "pkgs/main", a local channel's path),

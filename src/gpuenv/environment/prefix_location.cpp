@@ -7,31 +7,29 @@
 
 namespace gpuenv::environment {
 
-std::expected<std::filesystem::path, std::string> resolve_prefix(const PrefixChoice& choice,
-                                                                  const util::EnvLookup& env,
-                                                                  WhenNoPrefixGiven when_none) {
+std::expected<std::filesystem::path, Error> resolve_prefix(const PrefixChoice& choice, const util::EnvLookup& env,
+                                                           WhenNoPrefixGiven when_none) {
+  const auto refuse = [](std::string message) { return std::unexpected(make_error(ErrorKind::usage, std::move(message))); };
   if (!choice.path.empty()) return std::filesystem::absolute(choice.path).lexically_normal();
   if (choice.name.empty()) {
     if (when_none == WhenNoPrefixGiven::use_active_prefix) {
       if (auto active = env("CONDA_PREFIX"); active && !active->empty()) return std::filesystem::path(*active);
-      return std::unexpected(std::string(
-          "no environment is active (CONDA_PREFIX is not set): say which one with -p PREFIX or -n NAME"));
+      return refuse("no environment is active (CONDA_PREFIX is not set): say which one with -p PREFIX or -n NAME");
     }
-    return std::unexpected(std::string("say where the environment goes: -p PREFIX or -n NAME"));
+    return refuse("say where the environment goes: -p PREFIX or -n NAME");
   }
   const auto& name = choice.name;
   if (auto valid = check_environment_name(name); !valid) return std::unexpected(valid.error());
   const auto directories = util::resolve_user_directories(env);
   if (is_reserved_environment_name(name)) {
     if (directories.root_prefix.empty()) {
-      return std::unexpected(fmt::format(
+      return refuse(fmt::format(
           "'{}' names the root prefix, and none is known (HOME is not set): set GPUENV_ROOT_PREFIX or use -p", name));
     }
     return directories.root_prefix;
   }
   if (directories.envs_dirs.empty()) {
-    return std::unexpected(std::string(
-        "no environments directory is known (HOME is not set): use -p PREFIX or set GPUENV_ROOT_PREFIX"));
+    return refuse("no environments directory is known (HOME is not set): use -p PREFIX or set GPUENV_ROOT_PREFIX");
   }
   // An existing environment of that name in any envs dir wins, as in conda.
   for (const auto& envs_dir : directories.envs_dirs) {

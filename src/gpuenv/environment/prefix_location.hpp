@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "gpuenv/environment/error.hpp"
 #include "gpuenv/util/environment.hpp"
 
 namespace gpuenv::environment {
@@ -25,8 +26,7 @@ enum class WhenNoPrefixGiven {
 // and `root` name the root prefix, as in conda; NAME checked with
 // check_environment_name), else the active environment when `when_none`
 // allows it. The error says what to pass instead.
-std::expected<std::filesystem::path, std::string> resolve_prefix(const PrefixChoice& choice,
-                                                                  const util::EnvLookup& env,
-                                                                  WhenNoPrefixGiven when_none);
+std::expected<std::filesystem::path, Error> resolve_prefix(const PrefixChoice& choice, const util::EnvLookup& env,
+                                                           WhenNoPrefixGiven when_none);
 
 }  // namespace gpuenv::environment

@@ -184,23 +184,23 @@ TEST(DoctorMachine, DriverVersionsAndGpuOptionsAreReadStrictly) {
   // --gpu decides the GPUs whatever this machine has; a bad one says how to write it.
   const auto env = util::fixed_environment({{"CONDA_OVERRIDE_CUDA", "12.4"}, {"CONDA_OVERRIDE_CUDA_ARCH", "8.0"}});
   const auto asked = gpus_to_judge({"sm_90", "8.6"}, env);
-  ASSERT_TRUE(asked) << asked.error();
+  ASSERT_TRUE(asked) << asked.error().message;
   ASSERT_EQ(asked->gpus.size(), 2u);
   EXPECT_EQ(asked->gpus[0].arch.sm_name(), "sm_90");
   EXPECT_EQ(asked->gpus[1].arch.sm_name(), "sm_86");
   EXPECT_EQ(asked->driver_cuda, (cuda_binary::CudaRelease{12, 4}));
   const auto bad = gpus_to_judge({"volta"}, env);
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().find("write sm_86"), std::string::npos) << bad.error();
+  EXPECT_NE(bad.error().message.find("write sm_86"), std::string::npos) << bad.error().message;
 
   // Without --gpu and without a detected device, __cuda_arch stands in.
   const auto from_override = gpus_to_judge({}, env);
-  ASSERT_TRUE(from_override) << from_override.error();
+  ASSERT_TRUE(from_override) << from_override.error().message;
   ASSERT_EQ(from_override->gpus.size(), 1u);
   EXPECT_EQ(from_override->gpus[0].arch.sm_name(), "sm_80");
   const auto none = gpus_to_judge({}, util::fixed_environment({{"CONDA_OVERRIDE_CUDA", ""}}));
   ASSERT_FALSE(none);
-  EXPECT_NE(none.error().find("--gpu sm_XY"), std::string::npos) << none.error();
+  EXPECT_NE(none.error().message.find("--gpu sm_XY"), std::string::npos) << none.error().message;
 }
 
 }  // namespace

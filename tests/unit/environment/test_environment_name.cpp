@@ -24,12 +24,14 @@ TEST(EnvironmentName, RefusesWhatCondaRefusesAndControlCharacters) {
   for (const auto& name : names) {
     const auto checked = check_environment_name(name);
     ASSERT_FALSE(checked) << name;
-    EXPECT_NE(checked.error().find("is not a valid environment name"), std::string::npos) << checked.error();
+    EXPECT_EQ(checked.error().kind, ErrorKind::usage);
+    EXPECT_NE(checked.error().message.find("is not a valid environment name"), std::string::npos)
+        << checked.error().message;
     // The message never carries the control character itself.
-    for (const char c : checked.error()) EXPECT_FALSE(c == '\n' || c == '\t' || c == '\x7f' || c == '\0');
+    for (const char c : checked.error().message) EXPECT_FALSE(c == '\n' || c == '\t' || c == '\x7f' || c == '\0');
   }
-  EXPECT_NE(check_environment_name("a:b").error().find("position 2"), std::string::npos);
-  EXPECT_NE(check_environment_name("a/b").error().find("-p"), std::string::npos);
+  EXPECT_NE(check_environment_name("a:b").error().message.find("position 2"), std::string::npos);
+  EXPECT_NE(check_environment_name("a/b").error().message.find("-p"), std::string::npos);
 }
 
 TEST(EnvironmentName, BaseAndRootAreTheRootPrefix) {
@@ -42,7 +44,7 @@ TEST(PrefixForPath, AColonWouldSplitPath) {
   EXPECT_TRUE(check_prefix_for_path("/home/me/envs/x"));
   const auto refused = check_prefix_for_path("/home/me/a:b");
   ASSERT_FALSE(refused);
-  EXPECT_NE(refused.error().find("cannot contain ':'"), std::string::npos) << refused.error();
+  EXPECT_NE(refused.error().message.find("cannot contain ':'"), std::string::npos) << refused.error().message;
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "gpuenv/solver/solver.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "gpuenv/solver/job_builder.hpp"
+#include "gpuenv/solver/pool_narrowing.hpp"
 #include "gpuenv/solver/pool_state.hpp"
 #include "gpuenv/solver/problem_analysis.hpp"
 #include "gpuenv/solver/solvable_record.hpp"
@@ -47,6 +49,10 @@ void apply_channel_priority(PoolState& state, ChannelPriority priority) {
 Solution read_transaction(const PoolState& state, Solver* solver) {
   Solution solution;
   Transaction* transaction = solver_create_transaction(solver);
+  // libsolv lists the steps in the order it decided them, which depends on
+  // the search (and so on pool narrowing); from packages in pool order,
+  // transaction_order gives one order for one set of packages.
+  std::sort(transaction->steps.elements, transaction->steps.elements + transaction->steps.count);
   transaction_order(transaction, 0);
   for (int i = 0; i < transaction->steps.count; ++i) {
     const Id p = transaction->steps.elements[i];
@@ -98,24 +104,61 @@ std::vector<std::string> Unsolvable::lines() const {
   return lines;
 }
 
+namespace {
+
+void set_solver_flags(Solver* solver, const SolverJobs& jobs, const SolveRequest& request) {
+  // libmamba's settings: downgrades allowed (a request may need an older
+  // version of something installed); uninstalling only when asked to remove.
+  solver_set_flag(solver, SOLVER_FLAG_ALLOW_DOWNGRADE, 1);
+  solver_set_flag(solver, SOLVER_FLAG_ALLOW_UNINSTALL, jobs.removes ? 1 : 0);
+  solver_set_flag(solver, SOLVER_FLAG_STRICT_REPO_PRIORITY, request.channel_priority == ChannelPriority::strict ? 1 : 0);
+}
+
+// The solve over only what can be installed (pool_narrowing.hpp); nullopt
+// when it finds nothing, or nothing was left out: the caller then solves
+// over everything.
+std::optional<Solution> solve_narrowed(PoolState& state, const SolverJobs& jobs, const SolveRequest& request,
+                                       const MachineFacts& machine) {
+  PoolNarrowing narrowing(state, jobs, request.channel_priority == ChannelPriority::strict);
+  if (narrowing.left_out() == 0) return std::nullopt;
+  // The jobs again, so that they name only what is left.
+  SolverJobs narrowed;
+  build_jobs(state, request, machine, narrowed);
+  if (!narrowed.early_failures.empty()) return std::nullopt;
+  order_build_variants(state, narrowed);
+  SolverHandle handle{solver_create(state.pool)};
+  set_solver_flags(handle.solver, narrowed, request);
+  if (solver_solve(handle.solver, &narrowed.queue) != 0) return std::nullopt;
+  narrowing.restore();
+  return read_transaction(state, handle.solver);
+}
+
+}  // namespace
+
 std::expected<Solution, Unsolvable> solve(PackageDatabase& database, const SolveRequest& request,
                                           const MachineFacts& machine) {
   PoolState& state = database.state();
   apply_channel_priority(state, request.channel_priority);
   state.ensure_whatprovides();
 
+  {
+    SolverJobs jobs;
+    build_jobs(state, request, machine, jobs);
+    if (!jobs.early_failures.empty()) return std::unexpected(Unsolvable{std::move(jobs.early_failures)});
+    if (request.narrow_pool) {
+      if (auto solution = solve_narrowed(state, jobs, request, machine)) return std::move(*solution);
+    }
+  }
+
+  // Over everything: what a narrowed pool could not solve gets the
+  // explanation that names every candidate. The jobs are built again: a
+  // job's candidate list lives in the provider index, which narrowing and
+  // restoring rebuilt.
   SolverJobs jobs;
   build_jobs(state, request, machine, jobs);
-  if (!jobs.early_failures.empty()) return std::unexpected(Unsolvable{std::move(jobs.early_failures)});
   order_build_variants(state, jobs);
-
   SolverHandle handle{solver_create(state.pool)};
-  // libmamba's settings: downgrades allowed (a request may need an older
-  // version of something installed); uninstalling only when asked to remove.
-  solver_set_flag(handle.solver, SOLVER_FLAG_ALLOW_DOWNGRADE, 1);
-  solver_set_flag(handle.solver, SOLVER_FLAG_ALLOW_UNINSTALL, jobs.removes ? 1 : 0);
-  solver_set_flag(handle.solver, SOLVER_FLAG_STRICT_REPO_PRIORITY,
-                  request.channel_priority == ChannelPriority::strict ? 1 : 0);
+  set_solver_flags(handle.solver, jobs, request);
   if (solver_solve(handle.solver, &jobs.queue) != 0) {
     return std::unexpected(read_problems(handle.solver, state, jobs, machine));
   }

@@ -40,6 +40,10 @@ struct SolveRequest {
   // never installs anything by itself.
   std::vector<specs::MatchSpec> pins;
   ChannelPriority channel_priority = ChannelPriority::flexible;
+  // Solve first over only what can be installed (pool_narrowing.hpp): the
+  // same answer, several times faster on big channels. Off only in the
+  // tests that prove the answers equal.
+  bool narrow_pool = true;
 };
 
 struct Solution {

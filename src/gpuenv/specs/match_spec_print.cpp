@@ -46,6 +46,20 @@ std::string key_value(std::string_view key, std::string_view value) {
   return out;
 }
 
+// conda reads a bracket version `==1.0,<2` as `1.0,<2` (_sanitize_version_str
+// without a build), so a positional `x ==1.0,<2 3` printed in brackets as
+// written would read back as other text. The first clause is written without
+// its `==` (and the `.*` that `==` ignores): the same versions, stable text.
+std::string readable_in_brackets(const std::string& text) {
+  if (!text.starts_with("==")) return text;
+  const auto clause_end = text.find_first_of(",|");
+  if (clause_end == std::string::npos) return text;
+  std::string_view operand = std::string_view(text).substr(2, clause_end - 2);
+  if (operand.ends_with(".*")) operand.remove_suffix(2);
+  if (operand.empty() || contains_any(operand, "*=<>!~()")) return text;
+  return std::string(operand) + text.substr(clause_end);
+}
+
 // A subdir that reads back as a path component: no glob, regex or list.
 bool is_plain_subdir(std::string_view subdir) {
   return !subdir.empty() && !subdir.starts_with('^') &&
@@ -124,7 +138,7 @@ class MatchSpecPrinter {
         return true;
       }
     }
-    const std::string text = version.str();
+    const std::string text = readable_in_brackets(version.str());
     // conda's `=*.13` for the glob `*.13*`: read back, `=X` is `X*` again.
     if (op == VersionOperator::glob && !has_build && text.ends_with('*') && !text.ends_with(".*") &&
         !text.ends_with("**") && text.find_first_of("=<>!~,|") == std::string::npos) {

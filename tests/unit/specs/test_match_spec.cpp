@@ -365,6 +365,19 @@ TEST(MatchSpecRobustness, BracketValueWithAHashStaysQuoted) {
   EXPECT_EQ(MatchSpec::parse("pkg[subdir='linux#64']").str(), "pkg[subdir='linux#64']");
 }
 
+// Found by the differential test (issue 10): conda reads a bracket version
+// `==1.0,<2` as `1.0,<2`, so printing a positional `==1.0,<2` with a build in
+// brackets as written read back as other text (conda's own str() does that).
+TEST(MatchSpecRobustness, ExactFirstClauseBeforeABuildReadsBack) {
+  int parsed = 0;
+  check_printers_of("bzip2 ==1.0.6,<2.0a0 3", parsed);
+  check_printers_of("x ==1.2.*,<2 3", parsed);
+  check_printers_of("x ==1.0|>2 py*", parsed);
+  EXPECT_EQ(parsed, 3);
+  EXPECT_EQ(MatchSpec::parse("bzip2 ==1.0.6,<2.0a0 3").str(), "bzip2[version='1.0.6,<2.0a0',build=3]");
+  EXPECT_EQ(MatchSpec::parse("x ==1.2.*,<2 3"), MatchSpec::parse("x[version='1.2,<2',build=3]"));
+}
+
 // Found by fuzz_match_spec: a URL whose path held a second `://` named a
 // channel (`conda-forh.ttAs://host`) that printed as a URL with another scheme.
 TEST(MatchSpecRobustness, UrlWithTwoSchemesIsRejected) {

@@ -552,7 +552,11 @@ class MatchSpecParser {
         !channel_url.ends_with(":/")) {
       auto parsed = resolve_channel(channel_url);
       Channel& channel = *parsed;
-      std::string display = channel.canonical_name();
+      // As for a `channel::` prefix: under the alias, whatever the scheme, the
+      // channel is written by its name.
+      std::string display = is_under_channel_alias(channel.base_url(), context_.channel_alias)
+                                ? canonical_name_under_alias(channel.base_url())
+                                : channel.canonical_name();
       fields.channel = ChannelMatcher::of(std::move(channel), std::move(display));
       fields.subdirs = {std::string(subdir)};
     } else {

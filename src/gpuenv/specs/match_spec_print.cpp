@@ -50,13 +50,17 @@ std::string key_value(std::string_view key, std::string_view value) {
 // without a build), so a positional `x ==1.0,<2 3` printed in brackets as
 // written would read back as other text. The first clause is written without
 // its `==` (and the `.*` that `==` ignores): the same versions, stable text.
+// A glob operand (`==1*`) would change meaning that way; it is put in
+// parentheses instead, which the bracket reading leaves alone.
 std::string readable_in_brackets(const std::string& text) {
   if (!text.starts_with("==")) return text;
   const auto clause_end = text.find_first_of(",|");
   if (clause_end == std::string::npos) return text;
   std::string_view operand = std::string_view(text).substr(2, clause_end - 2);
   if (operand.ends_with(".*")) operand.remove_suffix(2);
-  if (operand.empty() || contains_any(operand, "*=<>!~()")) return text;
+  if (operand.empty() || contains_any(operand, "*=<>!~()")) {
+    return "(" + text.substr(0, clause_end) + ")" + text.substr(clause_end);
+  }
   return std::string(operand) + text.substr(clause_end);
 }
 

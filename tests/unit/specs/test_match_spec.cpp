@@ -378,6 +378,16 @@ TEST(MatchSpecRobustness, ExactFirstClauseBeforeABuildReadsBack) {
   EXPECT_EQ(MatchSpec::parse("x ==1.2.*,<2 3"), MatchSpec::parse("x[version='1.2,<2',build=3]"));
 }
 
+// Found by fuzz_match_spec after issue 10's changes: a package URL under the
+// channel alias with another scheme printed its URL, which read back as the
+// alias channel's name; an exact glob first clause before a build lost its `==`.
+TEST(MatchSpecRobustness, Issue10FuzzFindingsReadBack) {
+  int parsed = 0;
+  check_printers_of("htups://conda.anaconda.org/conda-forge/linux-64/ncurses-6.4-h5_2.conda#7d)a", parsed);
+  check_printers_of("ensor==1Lption *,*1d .LL", parsed);
+  EXPECT_EQ(parsed, 2);
+}
+
 // Found by fuzz_match_spec: a URL whose path held a second `://` named a
 // channel (`conda-forh.ttAs://host`) that printed as a URL with another scheme.
 TEST(MatchSpecRobustness, UrlWithTwoSchemesIsRejected) {

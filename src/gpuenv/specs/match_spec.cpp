@@ -90,6 +90,10 @@ std::string MatchSpec::subdir_str() const {
   }
   return out;
 }
+std::string MatchSpec::build_number_str() const {
+  if (extra_ && !extra_->build_number_written.text.empty()) return extra_->build_number_written.text;
+  return build_number_.str();
+}
 std::string_view MatchSpec::md5() const noexcept {
   return extra_ ? extra_->md5 : std::string_view();
 }
@@ -150,7 +154,10 @@ std::optional<std::string> MatchSpec::exact_build() const {
 
 int MatchSpec::strictness() const noexcept {
   // conda counts its match components: the name always, then every field set.
-  int components = 1 + (has_version() ? 1 : 0) + (build_.is_any() ? 0 : 1) +
+  // A written `*` version or build is a component for conda (`dask *` is 2).
+  const bool version_given = has_version() || version_star_;
+  const bool build_given = !build_.is_any() || build_star_;
+  int components = 1 + (version_given ? 1 : 0) + (build_given ? 1 : 0) +
                    (build_number_.is_explicitly_free() ? 0 : 1);
   if (extra_) {
     const Extra& e = *extra_;
@@ -160,10 +167,10 @@ int MatchSpec::strictness() const noexcept {
                   (e.features ? 1 : 0) + (e.extras.empty() ? 0 : 1) + (e.flags.empty() ? 0 : 1) +
                   (e.when.empty() ? 0 : 1);
   }
-  const int positional = 1 + (has_version() ? 1 : 0) + (build_.is_any() ? 0 : 1);
+  const int positional = 1 + (version_given ? 1 : 0) + (build_given ? 1 : 0);
   if (positional < components) return 3;
-  if (!name_.is_exact() || !build_.is_any()) return 3;
-  return has_version() ? 2 : 1;
+  if (!name_.is_exact() || build_given) return 3;
+  return version_given ? 2 : 1;
 }
 
 bool MatchSpec::is_name_only() const noexcept { return name_.is_exact() && strictness() == 1; }

@@ -87,9 +87,16 @@ class MatchSpec {
   std::string_view version_text() const noexcept {
     return version_text_.empty() ? std::string_view("*") : std::string_view(version_text_);
   }
+  // conda keeps a version or build written as `*` (`dask *`, `x 1.0 *`):
+  // it constrains nothing, but counts for strictness() and is printed by
+  // conda_build_form() / str(). version() and build() are free then.
+  bool version_written_as_star() const noexcept { return version_star_; }
+  bool build_written_as_star() const noexcept { return build_star_; }
   // `*` (StringMatcher::is_any) when unconstrained.
   const StringMatcher& build() const noexcept { return build_; }
   const BuildNumberSpec& build_number() const noexcept { return build_number_; }
+  // As conda prints it: the text written (`=0`), or build_number().str().
+  std::string build_number_str() const;
   // nullptr when the spec names no channel.
   const ChannelMatcher* channel() const noexcept;
   // Allowed subdirs (one usually; libmamba's comma list allows several); empty: any.
@@ -141,9 +148,13 @@ class MatchSpec {
   // ---- printers --------------------------------------------------------------
   // conda's canonical str(MatchSpec) (CEP 29 appendix A).
   std::string str() const;
-  // `name version build`, conda's conda_build_form (raw version text).
+  // conda's conda_build_form(), what recipe rendering writes: `name version
+  // build` with conda's normalized version (`numpy 1.7*` -> `numpy 1.7.*`).
+  // Throws SpecError when the name is not exact (`py*`), as conda raises.
   std::string conda_build_form() const;
-  // `name=version=build`, conda env export's form.
+  // conda's conda_env_form(), what `env export` writes: str() without the
+  // channel, its first `==` written `=` (`jpeg 9*` -> `jpeg=9`,
+  // `bar>=1` -> `bar[version='>=1']`).
   std::string conda_env_form() const;
 
   // Same fields with the same constraints (the original text is not compared).
@@ -159,6 +170,9 @@ class MatchSpec {
   std::string version_text_;  // empty when free
   StringMatcher build_;
   BuildNumberSpec build_number_;
+  // Printing memory only: not compared by operator== (`x *` is `x`).
+  bool version_star_ = false;
+  bool build_star_ = false;
   std::shared_ptr<const Extra> extra_;  // null when every rare field is unset
   std::string original_;
 };

@@ -10,6 +10,13 @@
 
 namespace gpuenv::specs {
 
+// Text kept only to print a spec as conda does; two specs differing only in
+// it mean the same (`build_number='=0'` is `build_number=0`).
+struct PrintedOnly {
+  std::string text;
+  friend bool operator==(const PrintedOnly&, const PrintedOnly&) noexcept { return true; }
+};
+
 struct MatchSpec::Extra {
   std::optional<ChannelMatcher> channel;
   std::vector<std::string> subdirs;
@@ -27,6 +34,7 @@ struct MatchSpec::Extra {
   std::string when;
   std::string target;
   bool optional = false;
+  PrintedOnly build_number_written;  // empty when build_number.str() is the text
   // Name, version and build were read from the file name of a package URL
   // that names no channel subdir. conda keeps only `url` and `fn` for such a
   // spec, so str() prints `*[url=...]` as conda does; matching may use them

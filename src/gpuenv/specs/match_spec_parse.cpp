@@ -4,6 +4,7 @@
 
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/match_spec_extra.hpp"
+#include "gpuenv/specs/match_spec_names.hpp"
 #include "gpuenv/specs/match_spec_syntax.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 #include "gpuenv/specs/spec_parsing.hpp"
@@ -14,6 +15,10 @@ using spec_syntax::KeyValue;
 using spec_syntax::lowered;
 using spec_syntax::Reporter;
 using spec_syntax::trim;
+using spec_names::is_feature_name;
+using spec_names::is_under_channel_alias;
+using spec_names::is_valid_package_name;
+using spec_names::without_scheme;
 
 namespace {
 
@@ -34,39 +39,6 @@ bool is_hex(std::string_view text) {
 bool is_known_subdir(std::string_view text) {
   const auto subdirs = known_subdirs();
   return std::find(subdirs.begin(), subdirs.end(), text) != subdirs.end();
-}
-
-// CEP 26 package names, read case-insensitively as conda does:
-// distributable `^(([a-z0-9])|([a-z0-9_](?!_)))[._-]?([a-z0-9]+(\.|-|_|$))*$`,
-// virtual `^__[a-z0-9][._-]?([a-z0-9]+(\.|-|_|$))*$`.
-bool is_valid_package_name(std::string_view name) {
-  std::size_t i = 0;
-  if (name.starts_with("__")) {
-    if (name.size() < 3 || !is_lower_alnum(name[2])) return false;
-    i = 3;
-  } else {
-    if (name.empty()) return false;
-    if (!is_lower_alnum(name[0]) && !(name[0] == '_' && (name.size() == 1 || name[1] != '_'))) {
-      return false;
-    }
-    i = 1;
-  }
-  if (i < name.size() && is_name_separator(name[i])) ++i;
-  // The rest: runs of letters/digits, each followed by at most one separator.
-  bool previous_was_separator = true;
-  for (; i < name.size(); ++i) {
-    const bool separator = is_name_separator(name[i]);
-    if (separator && previous_was_separator) return false;
-    previous_was_separator = separator;
-  }
-  return true;
-}
-
-// CEP 34: track_features identifiers match [A-Za-z0-9-_.]+ (gpuenv allows '+').
-bool is_feature_name(std::string_view feature) {
-  return !feature.empty() && std::all_of(feature.begin(), feature.end(), [](char c) {
-    return is_lower_alnum(c) || is_upper(c) || c == '-' || c == '_' || c == '.' || c == '+';
-  });
 }
 
 }  // namespace
@@ -111,7 +83,12 @@ class MatchSpecParser {
         return finish();
       }
     }
-    body = spec_syntax::strip_comment(body);
+    const std::string_view uncommented = spec_syntax::strip_comment(body);
+    if (uncommented.empty() && !body.empty()) {
+      // conda: `#numpy >=1.0` is no spec at all, not the spec matching everything.
+      fail("no package name found: everything after '#' is a comment", body);
+    }
+    body = uncommented;
     if (body.empty()) return finish();
     // conda drops a trailing ` if <condition>` (reserved for conditionals);
     // inside a bracket value it is just text.
@@ -150,12 +127,18 @@ class MatchSpecParser {
   }
 
   void read_spec(std::string_view body) {
-    const auto sections = spec_syntax::split_sections(body, reporter_);
-    const auto positional =
-        spec_syntax::split_positional(sections.positional, !nameless_, reporter_);
+    // conda drops a legacy `(optional)`, `(target=x)`, `(>=0.9)` section.
+    const auto [without_parens, parens] = spec_syntax::split_legacy_parens(body);
+    const auto sections = spec_syntax::split_sections(without_parens, reporter_);
+    const auto positional = spec_syntax::split_positional_conda(sections.positional, !nameless_);
 
     if (!nameless_) {
-      if (positional.name.empty()) fail("no package name found", sections.positional);
+      // conda reads the name from the first character on: ` numpy` and
+      // `tk:: 8.5*` have none.
+      if (positional.name.empty() || spec_syntax::trim(text_.substr(0, 1)).empty()) {
+        fail("no package name found (a spec starts with the package name, without spaces before it)",
+             sections.positional);
+      }
       spec_.name_ = parse_name(positional.name);
     }
     if (!trim(sections.channel).empty()) apply_channel(sections.channel);
@@ -178,16 +161,23 @@ class MatchSpecParser {
     if (!positional.version.text.empty()) {
       const auto where = text_.substr(positional.version.offset_of(0));
       check_version_text(positional.version.text, where);
-      version_text = conda_positional_version(positional.version.text, !build_text.empty());
+      version_text = spec_syntax::conda_sanitized_version(positional.version.text, !build_text.empty());
+      if (version_text == "=") version_text.clear();  // conda reads `numpy=` as `numpy`
       version_where = where;
     }
 
     if (sections.brackets) {
       apply_brackets(*sections.brackets, version_text, version_where, build_text, build_where);
     }
-    if (sections.parens) apply_parens(*sections.parens);
+    if (parens) apply_parens(*parens);
 
-    if (!version_text.empty()) set_version(version_text, version_where);
+    const std::string hint =
+        positional.unjoined_clause.empty() ||
+                version_where.data() != text_.data() + positional.version.offset_of(0)
+            ? std::string()
+            : "; '" + std::string(positional.unjoined_clause) +
+                  "' is not a build string (join version clauses with ',')";
+    if (!version_text.empty()) set_version(version_text, version_where, hint);
     if (!build_text.empty()) set_build(build_text, build_where);
   }
 
@@ -200,29 +190,19 @@ class MatchSpecParser {
       // `numpy >=1.8 <2`: a second constraint where the build string goes.
       fail("'" + build + "' is not a build string (join version clauses with ',')", where);
     }
-    if (!regex && !std::all_of(build.begin(), build.end(), is_build_char)) {
+    // conda's build pattern allows spaces inside (`x 1.0 bld py*`).
+    if (!regex && !std::all_of(build.begin(), build.end(),
+                               [](char c) { return c == ' ' || is_build_char(c); })) {
       fail("the build string '" + build +
                "' contains invalid characters (CEP 26: letters, digits, _ . + and * globs)",
            where);
     }
     spec_.build_ = parse_pattern(build, StringMatcher::Case::sensitive, where);
+    spec_.build_star_ = spec_.build_.is_any();
   }
 
   static bool is_build_char(char c) {
     return is_lower_alnum(c) || is_upper(c) || c == '_' || c == '.' || c == '+' || c == '*';
-  }
-
-  // conda's translation of a positional version (_parse_spec_str step 7):
-  // `==1.2` alone is `1.2`; `=1.2` alone is `1.2*`, but `1.2` before a build.
-  static std::string conda_positional_version(const std::string& version, bool has_build) {
-    if (!version.starts_with('=')) return version;
-    const std::string_view rest = std::string_view(version).substr(1);
-    if (version.starts_with("==") && !has_build) return version.substr(2);
-    if (rest.find_first_of("=,|") == std::string_view::npos) {
-      if (!has_build && !rest.ends_with('*')) return std::string(rest) + "*";
-      return std::string(rest);
-    }
-    return version;
   }
 
   // Checks made on the version as written, before conda's rewriting.
@@ -243,7 +223,7 @@ class MatchSpecParser {
     }
   }
 
-  void set_version(const std::string& text, std::string_view where) {
+  void set_version(const std::string& text, std::string_view where, const std::string& hint = {}) {
     const ParseMode version_mode =
         mode_ == ParseMode::lenient ? ParseMode::lenient : ParseMode::conda;
     auto version = detail::parse_version_spec(text, version_mode);
@@ -251,13 +231,14 @@ class MatchSpecParser {
       const SpecError& error = version.error();
       std::size_t column = reporter_.column_of(where);
       if (column > 0 && error.column() > 0 && where.starts_with(text)) column += error.column() - 1;
-      reporter_.fail_at_column("invalid version '" + text + "': " + error.reason(), column);
+      reporter_.fail_at_column("invalid version '" + text + "': " + error.reason() + hint, column);
     }
     spec_.version_ = std::move(*version);
-    // `*` says nothing; conda drops it from the spec (`name[version=*]` is `name`).
+    // `*` says nothing; conda keeps it only for strictness and printing.
     if (spec_.version_.is_explicitly_free()) {
       spec_.version_ = VersionSpec();
       spec_.version_text_.clear();
+      spec_.version_star_ = true;
     } else {
       spec_.version_text_ = text;
     }
@@ -325,8 +306,9 @@ class MatchSpecParser {
            channel);
     }
     if (pattern) {
+      // conda splits a known subdir off whatever its case (`*/LINUX-64::x`).
       if (const auto slash = channel.rfind('/');
-          slash != std::string_view::npos && is_known_subdir(channel.substr(slash + 1))) {
+          slash != std::string_view::npos && is_known_subdir(lowered(channel.substr(slash + 1)))) {
         if (!subdirs) subdirs = std::vector<std::string>{std::string(channel.substr(slash + 1))};
         channel = channel.substr(0, slash);
         if (const auto again = channel.rfind('/');
@@ -344,14 +326,35 @@ class MatchSpecParser {
         fail("a package file cannot be used as a channel (use url=...)", channel);
       }
       if (!subdirs && resolved.platform()) subdirs = std::vector<std::string>{*resolved.platform()};
-      // conda prints a channel given by URL as that URL, one given by name by
-      // its canonical name (pkgs/main -> defaults).
-      std::string display = has_url_scheme(channel) || looks_like_path(channel)
-                                ? resolved.base_url()
-                                : resolved.canonical_name();
-      extra().channel = ChannelMatcher::of(std::move(resolved), std::move(display));
+      // conda (_parse_channel) keeps a channel by its canonical name
+      // (pkgs/main -> defaults, https://conda.anaconda.org/conda-forge ->
+      // conda-forge), except a URL outside the channel alias or a path, which
+      // it keeps as a URL.
+      const bool url = has_url_scheme(channel);
+      const bool keeps_url = (url && !is_under_channel_alias(resolved.base_url(), context_.channel_alias)) ||
+                             (!url && looks_like_path(channel));
+      std::string display = keeps_url ? resolved.base_url() : resolved.canonical_name();
+      if (url && !keeps_url) display = canonical_name_under_alias(resolved.base_url());
+      // It also matches by that name: `pkgs/r::x` is `defaults::x`, which holds
+      // pkgs/main's packages too. (A URL keeps its own channel, token and all.)
+      if (!url && !keeps_url && display != resolved.name()) {
+        auto by_name = resolve_channel(display);
+        extra().channel = ChannelMatcher::of(std::move(*by_name), std::move(display));
+      } else {
+        extra().channel = ChannelMatcher::of(std::move(resolved), std::move(display));
+      }
     }
     if (subdirs) extra().subdirs = std::move(*subdirs);
+  }
+
+  // The name conda gives a URL under the channel alias, whatever its scheme:
+  // the canonical name of the path after the alias (`pkgs/main` -> defaults).
+  std::string canonical_name_under_alias(std::string_view base_url) {
+    std::string_view alias = without_scheme(context_.channel_alias);
+    while (alias.ends_with('/')) alias.remove_suffix(1);
+    const std::string_view name = without_scheme(base_url).substr(alias.size() + 1);
+    const auto by_name = detail::parse_channel(name, context_);
+    return by_name ? by_name->canonical_name() : std::string(name);
   }
 
   // Always a channel: a failure is reported (thrown) here.
@@ -372,6 +375,10 @@ class MatchSpecParser {
     const KeyValue* channel = nullptr;
     const KeyValue* subdir = nullptr;
     for (const auto& item : items) {
+      if (std::any_of(item.key_text.begin(), item.key_text.end(), is_upper)) {
+        fail("cannot match on field '" + std::string(item.key_text) + "' (keys are lower case)",
+             item.key_text);
+      }
       if (!item.has_value && item.key != "optional") {
         fail(any_value ? "a key or a value is missing"
                        : "no key-value pairs found in square brackets",
@@ -383,7 +390,7 @@ class MatchSpecParser {
         // CEP 29: the name keyword is ignored; the positional name wins.
       } else if (key == "version") {
         check_version_text(value, item.value_text);
-        version_text = std::string(value);
+        version_text = spec_syntax::conda_sanitized_version(std::string(value), false);
         version_where = item.value_text;
       } else if (key == "build" || key == "build_string") {
         build_text = std::string(value);
@@ -395,6 +402,9 @@ class MatchSpecParser {
                item.value_text);
         }
         spec_.build_number_ = *build_number;
+        // conda prints the value as written (`=0`), gpuenv's spec normalizes it.
+        const std::string written(trim(value));
+        if (written != build_number->str()) extra().build_number_written.text = written;
       } else if (key == "channel") {
         channel = &item;
       } else if (key == "subdir") {
@@ -436,15 +446,19 @@ class MatchSpecParser {
     }
   }
 
-  // The legacy `(target=blarg,optional)` section after the brackets.
+  // The legacy `(target=blarg,optional)` section. conda parses it and drops
+  // it (nothing in it is an error or a constraint); gpuenv keeps `optional`
+  // and `target` for libmamba's printed form.
   void apply_parens(std::string_view inside) {
-    if (trim(inside).empty()) return;
-    for (const auto& item : spec_syntax::parse_key_values(inside, reporter_)) {
-      if (item.key == "optional") {
-        extra().optional = !item.has_value || is_true(item.value);
-      } else if (item.key == "target" && item.has_value) {
-        extra().target = item.value;
+    std::size_t start = 0;
+    while (start <= inside.size()) {
+      const auto comma = std::min(inside.find(',', start), inside.size());
+      const std::string_view item = trim(inside.substr(start, comma - start));
+      if (item == "optional") extra().optional = true;
+      if (item.starts_with("target=") && item.size() > 7) {
+        extra().target = std::string(trim(item.substr(7)));
       }
+      start = comma + 1;
     }
   }
 
@@ -538,7 +552,11 @@ class MatchSpecParser {
         !channel_url.ends_with(":/")) {
       auto parsed = resolve_channel(channel_url);
       Channel& channel = *parsed;
-      std::string display = channel.canonical_name();
+      // As for a `channel::` prefix: under the alias, whatever the scheme, the
+      // channel is written by its name.
+      std::string display = is_under_channel_alias(channel.base_url(), context_.channel_alias)
+                                ? canonical_name_under_alias(channel.base_url())
+                                : channel.canonical_name();
       fields.channel = ChannelMatcher::of(std::move(channel), std::move(display));
       fields.subdirs = {std::string(subdir)};
     } else {

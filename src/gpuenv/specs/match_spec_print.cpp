@@ -1,7 +1,6 @@
 // conda's and rattler's printed forms of a MatchSpec.
 #include <algorithm>
 
-#include "gpuenv/specs/platform.hpp"
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/match_spec_extra.hpp"
 #include "gpuenv/specs/spec_error.hpp"
@@ -47,6 +46,33 @@ std::string key_value(std::string_view key, std::string_view value) {
   return out;
 }
 
+// conda reads a bracket version `==1.0,<2` as `1.0,<2` (_sanitize_version_str
+// without a build), so a positional `x ==1.0,<2 3` printed in brackets as
+// written would read back as other text. The first clause is written without
+// its `==` (and the `.*` that `==` ignores): the same versions, stable text.
+// A glob operand (`==1*`) would change meaning that way; it is put in
+// parentheses instead, which the bracket reading leaves alone.
+std::string readable_in_brackets(const std::string& text) {
+  if (!text.starts_with("==")) return text;
+  const auto clause_end = text.find_first_of(",|");
+  if (clause_end == std::string::npos) return text;
+  std::string_view operand = std::string_view(text).substr(2, clause_end - 2);
+  if (operand.ends_with(".*")) operand.remove_suffix(2);
+  if (operand.empty() || contains_any(operand, "*=<>!~()")) {
+    return "(" + text.substr(0, clause_end) + ")" + text.substr(clause_end);
+  }
+  return std::string(operand) + text.substr(clause_end);
+}
+
+// A subdir that reads back as a path component: no glob, regex or list.
+bool is_plain_subdir(std::string_view subdir) {
+  return !subdir.empty() && !subdir.starts_with('^') &&
+         std::all_of(subdir.begin(), subdir.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '_' || c == '.';
+         });
+}
+
 }  // namespace
 
 // conda's MatchSpec.__str__ (CEP 29 appendix A).
@@ -67,10 +93,11 @@ class MatchSpecPrinter {
     }
     if (!spec_.subdirs().empty()) {
       const std::string subdirs = spec_.subdir_str();
-      // One known subdir goes after the channel; libmamba's lists and
-      // patterns stay in brackets so the text reads back the same (a glob
-      // after the channel would read back as part of its path: fuzz finding).
-      if (channel_exact && spec_.subdirs().size() == 1 && Platform::parse(subdirs).has_value()) {
+      // One subdir goes after the channel, as conda writes it
+      // (`conda-forge/foo::x`); libmamba's lists and patterns stay in
+      // brackets (a glob after the channel would read back as part of its
+      // path: fuzz finding).
+      if (channel_exact && spec_.subdirs().size() == 1 && is_plain_subdir(subdirs)) {
         out_ += "/" + subdirs;
       } else {
         brackets_.push_back(key_value("subdir", subdirs));
@@ -115,7 +142,7 @@ class MatchSpecPrinter {
         return true;
       }
     }
-    const std::string text = version.str();
+    const std::string text = readable_in_brackets(version.str());
     // conda's `=*.13` for the glob `*.13*`: read back, `=X` is `X*` again.
     if (op == VersionOperator::glob && !has_build && text.ends_with('*') && !text.ends_with(".*") &&
         !text.ends_with("**") && text.find_first_of("=<>!~,|") == std::string::npos) {
@@ -133,7 +160,10 @@ class MatchSpecPrinter {
   }
 
   void print_build(bool version_exact) {
-    if (spec_.build_.is_any()) return;
+    if (spec_.build_.is_any()) {
+      if (spec_.build_star_) brackets_.push_back("build=*");  // conda keeps a written `*`
+      return;
+    }
     const std::string& build = spec_.build_.str();
     if (contains_any(build, "><$^|,")) {
       brackets_.push_back("build='" + build + "'");
@@ -146,10 +176,10 @@ class MatchSpecPrinter {
 
   // The remaining fields in conda's FIELD_NAMES order, then the newer keys.
   void print_other_fields(bool has_channel) {
-    if (!spec_.build_number_.is_explicitly_free()) {
-      brackets_.push_back(key_value("build_number", spec_.build_number_.str()));
-    }
     const MatchSpec::Extra* extra = spec_.extra_.get();
+    if (!spec_.build_number_.is_explicitly_free()) {
+      brackets_.push_back(key_value("build_number", spec_.build_number_str()));
+    }
     if (!extra) return;
     if (extra->track_features) {
       brackets_.push_back(key_value("track_features", join(*extra->track_features, " ")));
@@ -184,26 +214,33 @@ class MatchSpecPrinter {
 
 std::string MatchSpec::str() const { return MatchSpecPrinter(*this).conda_str(); }
 
+// conda's MatchSpec.conda_build_form: the exact name, then conda's version
+// spec text (its VersionSpec.spec: `1.7*` is `1.7.*`) and the build, a
+// written `*` included.
 std::string MatchSpec::conda_build_form() const {
-  std::string out = name_.str();
-  if (!build_.is_any()) {
-    out.append(" ").append(version_text()).append(" ").append(build_.str());
-  } else if (has_version()) {
-    out.append(" ").append(version_text_);
+  const auto name = exact_name();
+  if (!name) {
+    throw SpecError("match spec", original_, "conda_build_form() needs an exact package name");
+  }
+  std::string out = *name;
+  const std::string version = has_version() ? version_.str() : version_star_ ? "*" : "";
+  const std::string build = !build_.is_any() ? build_.str() : build_star_ ? "*" : "";
+  if (!build.empty()) {
+    out.append(" ").append(version.empty() ? "*" : version).append(" ").append(build);
+  } else if (!version.empty()) {
+    out.append(" ").append(version);
   }
   return out;
 }
 
+// conda's MatchSpec.conda_env_form: str() without the channel, its first
+// `==` written `=`.
 std::string MatchSpec::conda_env_form() const {
-  std::string out = name_.str();
-  std::string_view version = version_text_;
-  if (version.starts_with("==")) version.remove_prefix(2);
-  if (!build_.is_any()) {
-    out.append("=").append(version.empty() ? std::string_view("*") : version);
-    out.append("=").append(build_.str());
-  } else if (!version.empty()) {
-    out.append("=").append(version);
+  std::string out = str();
+  if (const auto separator = out.find("::"); separator != std::string::npos) {
+    out.erase(0, separator + 2);
   }
+  if (const auto equals = out.find("=="); equals != std::string::npos) out.erase(equals, 1);
   return out;
 }
 

@@ -93,6 +93,16 @@ std::size_t find_build_equals(std::string_view token) {
   return pos;
 }
 
+// The `(` matching the `)` that ends the text; npos when unbalanced.
+std::size_t open_of_trailing_group(std::string_view text) {
+  int depth = 0;
+  for (std::size_t i = text.size(); i-- > 0;) {
+    if (text[i] == ')') ++depth;
+    if (text[i] == '(' && --depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 std::string_view trim(std::string_view text) {
@@ -153,16 +163,7 @@ Sections split_sections(std::string_view text, const Reporter& reporter) {
   // A trailing `(target=..., optional)` section only follows a bracket
   // section; a parenthesis elsewhere belongs to a version expression.
   if (text.ends_with(')')) {
-    int depth = 0;
-    std::size_t open = std::string_view::npos;
-    for (std::size_t i = text.size(); i-- > 0;) {
-      if (text[i] == ')') ++depth;
-      if (text[i] == '(' && --depth == 0) {
-        open = i;
-        break;
-      }
-    }
-    if (open != std::string_view::npos) {
+    if (const auto open = open_of_trailing_group(text); open != std::string_view::npos) {
       const auto before = trim(text.substr(0, open));
       if (before.ends_with(']')) {
         sections.parens = text.substr(open + 1, text.size() - open - 2);
@@ -337,6 +338,117 @@ Positional split_positional(std::string_view text, bool with_name, const Reporte
     out.build_after_equals = true;
   }
   return out;
+}
+
+namespace {
+
+bool is_one_of(char c, std::string_view characters) {
+  return characters.find(c) != std::string_view::npos;
+}
+
+MappedText mapped(std::string_view text, std::size_t base_offset, bool drop_spaces) {
+  MappedText out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (drop_spaces && (text[i] == ' ' || text[i] == '\t')) continue;
+    out.text.push_back(text[i]);
+    out.offsets.push_back(base_offset + i);
+  }
+  return out;
+}
+
+}  // namespace
+
+Positional split_positional_conda(std::string_view text, bool with_name) {
+  Positional out;
+  std::string_view rest = text;
+  if (with_name) {
+    const auto name_end = text.find_first_of(" \t=<>!~");
+    out.name = text.substr(0, name_end);
+    if (name_end == std::string_view::npos) return out;
+    rest = text.substr(name_end);
+  }
+  rest = trim(rest);
+  const std::size_t n = rest.size();
+  if (n == 0) return out;
+  const auto base = static_cast<std::size_t>(rest.data() - text.data());
+  // clean_from[i]: rest[i..] holds none of the characters a build cannot
+  // hold; computed once so the split stays linear on hostile input.
+  std::vector<bool> clean_from(n + 1, true);
+  for (std::size_t i = n; i-- > 0;) clean_from[i] = clean_from[i + 1] && !is_one_of(rest[i], "-=,|<>~");
+  // The last character before each position that is not a space. conda
+  // looks at the character right before the separator only, so in
+  // `>=   1.0` it takes the second space for a build separator and fails on
+  // the version `>=`: a plain bug (CEP 29 ignores spaces after operators).
+  std::vector<char> last_non_space(n + 1, '\0');
+  for (std::size_t i = 0; i < n; ++i) last_non_space[i + 1] = rest[i] == ' ' ? last_non_space[i] : rest[i];
+  const auto build_after = [&](std::size_t p) {
+    return p > 0 && p + 1 < n && (rest[p] == ' ' || rest[p] == '=') &&
+           !is_one_of(rest[p - 1], "=!|,<>~") &&
+           (rest[p] == '=' || !is_one_of(last_non_space[p], "=!|,<>~")) &&
+           clean_from[p + 1] && !trim(rest.substr(p + 1)).empty();
+  };
+  // The regex's order of attempts: a version of k characters, plus one more
+  // when that one is not an operator character, the build group tried first.
+  std::size_t version_end = n;
+  bool has_build = false;
+  for (std::size_t k = 1; k <= n && !has_build && version_end == n; ++k) {
+    bool decided = false;
+    for (const std::size_t p : {k + 1, k}) {
+      if (p == k + 1 && (k >= n || is_one_of(rest[k], "><!,|"))) continue;
+      if (build_after(p)) {
+        version_end = p;
+        has_build = true;
+        decided = true;
+        break;
+      }
+      if (p == n) {
+        decided = true;
+        break;
+      }
+    }
+    if (decided) break;
+  }
+  out.version = mapped(rest.substr(0, version_end), base, true);
+  // `>=1.8 <2`: a second clause where a build would be; said when the
+  // version then fails to parse.
+  for (std::size_t i = 1; i + 1 < version_end; ++i) {
+    if (rest[i] == ' ' && rest[i + 1] != ' ' && !is_one_of(last_non_space[i], "=!|,<>~") &&
+        is_one_of(rest.substr(i + 1, version_end - i - 1).front(), "<>!=~")) {
+      out.unjoined_clause = rest.substr(i + 1, version_end - i - 1);
+      break;
+    }
+  }
+  if (has_build) {
+    const std::string_view build_text = rest.substr(version_end + 1);
+    const std::string_view build = trim(build_text);
+    out.build = mapped(build, base + version_end + 1 + (build.data() - build_text.data()), false);
+    out.build_after_equals = rest[version_end] == '=';
+  }
+  return out;
+}
+
+std::string conda_sanitized_version(const std::string& version, bool has_build) {
+  if (!version.starts_with('=') || version == "=" || version == "==") return version;
+  const auto first_other = version.find_first_not_of('=');
+  const std::string_view rest =
+      std::string_view(version).substr(first_other == std::string::npos ? version.size() : first_other);
+  if (version.starts_with("==") && !has_build) return std::string(rest);
+  if (rest.find_first_of("=,|") == std::string_view::npos) {
+    if (!has_build && !rest.ends_with('*')) return std::string(rest) + "*";
+    return std::string(rest);
+  }
+  return version;
+}
+
+std::pair<std::string_view, std::optional<std::string_view>> split_legacy_parens(
+    std::string_view text) {
+  const std::string_view body = trim(text);
+  if (!body.ends_with(')')) return {text, std::nullopt};
+  const auto open = open_of_trailing_group(body);
+  if (open == std::string_view::npos) return {text, std::nullopt};
+  const std::string_view before = trim(body.substr(0, open));
+  if (before.empty() || is_one_of(before.back(), "=<>!~,|(")) return {text, std::nullopt};
+  return {before, body.substr(open + 1, body.size() - open - 2)};
 }
 
 std::vector<std::string> parse_list(std::string_view value, std::string_view where,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpuenv::specs::spec_syntax {
@@ -82,9 +83,30 @@ struct Positional {
   MappedText version;     // spaces after operators and around , | removed
   MappedText build;
   bool build_after_equals = false;  // `1.0=py27_0`: the build came after an `=`
+  // split_positional_conda: `<2` in `>=1.8 <2`, a clause written without `,`.
+  std::string_view unjoined_clause;
 };
 // `with_name` false reads a nameless spec (`>=1.2 py*`).
 Positional split_positional(std::string_view text, bool with_name, const Reporter& reporter);
+
+// conda's reading of the same part (_NAME_VERSION_RE, _VERSION_BUILD_RE):
+// the name runs to the first of ` =<>!~`; the build is the longest tail
+// after a space or `=` (not following an operator) holding none of `-=,|<>~`,
+// so it may hold spaces (`x 1.0 bld py*`: build `bld py*`); spaces are then
+// removed from the version. An empty name means the text starts with no name.
+Positional split_positional_conda(std::string_view text, bool with_name);
+
+// conda's _sanitize_version_str, for a positional version or a bracket one
+// (where conda passes no build): `==1.2` and `===1.2` alone are `1.2`; `=1.2`
+// alone is `1.2*`, but `1.2` before a build, as is `==1.2`.
+std::string conda_sanitized_version(const std::string& version, bool has_build);
+
+// conda's legacy parenthesised section (`r (optional)`, `dask (>=0.9)`,
+// `mkl(target=x)`), which conda drops: the trailing `(...)` group, unless it
+// follows an operator, `,` or `|` (then it is part of a version expression).
+// Returns the text before it and the group's inside.
+std::pair<std::string_view, std::optional<std::string_view>> split_legacy_parens(
+    std::string_view text);
 
 // Splits `a, 'b' ,c` or `[a, b]` into trimmed, unquoted items; empty items throw.
 std::vector<std::string> parse_list(std::string_view value, std::string_view where,

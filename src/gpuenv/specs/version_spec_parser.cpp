@@ -403,9 +403,9 @@ class VersionSpecParser {
         case VersionOperator::compatible:
           return failure("'~=' cannot be combined with '.*'", offset_in_clause(token, text.size() - 2));
         case VersionOperator::not_equal: op = VersionOperator::not_starts_with; break;
-        // CEP 29 and libmamba (and conda's MatchSpec for `name==1.2.*`) read
-        // `==1.2.*` as a prefix match; conda's VersionSpec alone reads ==1.2.
-        case VersionOperator::equal: op = VersionOperator::starts_with; break;
+        // `==1.2.*` is `==1.2` in conda's and rattler's VersionSpec (conda
+        // warns); conda's MatchSpec turns a lone `name==1.2.*` into `1.2.*`
+        // before it gets here (docs/spec-deviations.md, issue 10).
         // `=1.2.*` is `=1.2`; conda drops a superfluous `.*` after <, <=, >, >=.
         default: break;
       }

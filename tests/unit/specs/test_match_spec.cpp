@@ -47,7 +47,7 @@ TEST(MatchSpecErrors, ColumnsPointAtTheProblem) {
   EXPECT_EQ(parse_error("pkg[colour=red]").column(), 5u);
   EXPECT_EQ(parse_error("pkg[build=]").column(), 5u);
   EXPECT_EQ(parse_error("pkg[build=1] trailing").column(), 14u);
-  EXPECT_EQ(parse_error("numpy 1.7 py27 extra").column(), 16u);
+  EXPECT_EQ(parse_error("numpy 1.7 py27@x").column(), 11u);
   EXPECT_EQ(parse_error("foo V0.9.24").column(), 5u);
   // Version errors point into the version text.
   const auto version = parse_error("numpy >=1.7,,<2");
@@ -156,7 +156,9 @@ TEST(MatchSpecChannels, MatchRecordsByWhereTheyComeFrom) {
   pandas.channel = "pkgs/main";
   EXPECT_TRUE(MatchSpec::parse("defaults::pandas").matches(pandas));
   EXPECT_TRUE(MatchSpec::parse("pkgs/main::pandas").matches(pandas));
-  EXPECT_FALSE(MatchSpec::parse("pkgs/r::pandas").matches(pandas));
+  // conda reads pkgs/r as its canonical name, defaults, which holds pkgs/main.
+  EXPECT_TRUE(MatchSpec::parse("pkgs/r::pandas").matches(pandas));
+  EXPECT_FALSE(MatchSpec::parse("conda-forge::pandas").matches(pandas));
 }
 
 // A record's channel comes from a file (a conda-meta record, repodata): one
@@ -282,7 +284,12 @@ void check_printers_of(const std::string& text, int& parsed) {
   }
   EXPECT_NO_THROW((void)dialects::libmamba_str(*spec)) << text;
   EXPECT_NO_THROW((void)dialects::libmamba_conda_build_form(*spec)) << text;
-  EXPECT_NO_THROW((void)spec->conda_build_form()) << text;
+  // conda's conda_build_form needs an exact name; it raises otherwise.
+  if (spec->name().is_exact()) {
+    EXPECT_NO_THROW((void)spec->conda_build_form()) << text;
+  } else {
+    EXPECT_THROW((void)spec->conda_build_form(), SpecError) << text;
+  }
   EXPECT_NO_THROW((void)spec->conda_env_form()) << text;
   EXPECT_NO_THROW((void)dialects::rattler_version_str(*spec)) << text;
 }
@@ -356,6 +363,29 @@ TEST(MatchSpecRobustness, BracketValueWithAHashStaysQuoted) {
   check_printers_of("pkg[license='a\tb']", parsed);
   EXPECT_EQ(parsed, 2);
   EXPECT_EQ(MatchSpec::parse("pkg[subdir='linux#64']").str(), "pkg[subdir='linux#64']");
+}
+
+// Found by the differential test (issue 10): conda reads a bracket version
+// `==1.0,<2` as `1.0,<2`, so printing a positional `==1.0,<2` with a build in
+// brackets as written read back as other text (conda's own str() does that).
+TEST(MatchSpecRobustness, ExactFirstClauseBeforeABuildReadsBack) {
+  int parsed = 0;
+  check_printers_of("bzip2 ==1.0.6,<2.0a0 3", parsed);
+  check_printers_of("x ==1.2.*,<2 3", parsed);
+  check_printers_of("x ==1.0|>2 py*", parsed);
+  EXPECT_EQ(parsed, 3);
+  EXPECT_EQ(MatchSpec::parse("bzip2 ==1.0.6,<2.0a0 3").str(), "bzip2[version='1.0.6,<2.0a0',build=3]");
+  EXPECT_EQ(MatchSpec::parse("x ==1.2.*,<2 3"), MatchSpec::parse("x[version='1.2,<2',build=3]"));
+}
+
+// Found by fuzz_match_spec after issue 10's changes: a package URL under the
+// channel alias with another scheme printed its URL, which read back as the
+// alias channel's name; an exact glob first clause before a build lost its `==`.
+TEST(MatchSpecRobustness, Issue10FuzzFindingsReadBack) {
+  int parsed = 0;
+  check_printers_of("htups://conda.anaconda.org/conda-forge/linux-64/ncurses-6.4-h5_2.conda#7d)a", parsed);
+  check_printers_of("ensor==1Lption *,*1d .LL", parsed);
+  EXPECT_EQ(parsed, 2);
 }
 
 // Found by fuzz_match_spec: a URL whose path held a second `://` named a

@@ -13,6 +13,7 @@
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 #include "match_spec_test_support.hpp"
+#include "record_from_json.hpp"
 #include "support/libmamba_printer.hpp"
 #include "support/rattler_printer.hpp"
 #include "support/testdata.hpp"
@@ -207,41 +208,86 @@ TEST(MatchSpecTables, CanonicalStringForms) {
   }
 }
 
-PackageRecord record_from_json(const nlohmann::json& json) {
-  PackageRecord record;
-  record.name = json.value("name", "");
-  record.set_version(json.value("version", ""));
-  record.build = json.value("build", "");
-  record.build_number = json.value("build_number", std::uint64_t{0});
-  record.subdir = json.value("subdir", "");
-  record.md5 = json.value("md5", "");
-  record.sha256 = json.value("sha256", "");
-  record.license = json.value("license", "");
-  record.license_family = json.value("license_family", "");
-  record.set_track_features(json.value("track_features", ""));
-  record.set_features(json.value("features", ""));
-  record.channel = json.value("channel", "");
-  record.fn = json.value("fn", "");
-  record.url = json.value("url", "");
-  return record;
-}
-
-TEST(MatchSpecTables, MatchesRecords) {
-  const auto table = read_tsv("vectors/matchspec_match.tsv");
+// Every row of a `spec record expected` table: does the spec match the record?
+void check_match_rows(const gpuenv::testing::TsvTable& table) {
   const auto spec_column = table.column("spec");
   const auto record_column = table.column("record");
   const auto expected_column = table.column("expected");
-  EXPECT_EQ(table.rows.size(), 115u);
   for (const auto& row : table.rows) {
     try {
       const auto spec = MatchSpec::parse(row[spec_column]);
-      const auto record = record_from_json(nlohmann::json::parse(row[record_column]));
+      const auto record = test::record_from_json(nlohmann::json::parse(row[record_column]));
       EXPECT_EQ(bool_text(spec.matches(record)), row[expected_column])
           << where(table, row) << ": '" << row[spec_column] << "' against " << row[record_column];
     } catch (const SpecError& error) {
       ADD_FAILURE() << where(table, row) << ": " << error.what();
     }
   }
+}
+
+TEST(MatchSpecTables, MatchesRecords) {
+  const auto table = read_tsv("vectors/matchspec_match.tsv");
+  EXPECT_EQ(table.rows.size(), 115u);
+  check_match_rows(table);
+}
+
+// Rows derived from conda itself for gpuenv (tests/unit/specs/data, written by
+// tests/differential/derive_rows.py): the MatchSpec classes of issue 10.
+std::string derived_table(const char* name) {
+  return std::string(GPUENV_SOURCE_DIR) + "/tests/unit/specs/data/" + name;
+}
+
+std::string derived_field_value(const MatchSpec& spec, const std::string& field) {
+  if (field == "str") return spec.str();
+  if (field == "conda_env_form") return spec.conda_env_form();
+  if (field == "conda_build_form") {
+    try {
+      return spec.conda_build_form();
+    } catch (const SpecError&) {
+      return "<raises>";
+    }
+  }
+  if (field == "version") {
+    if (spec.has_version()) return std::string(spec.version_text());
+    return spec.version_written_as_star() ? "*" : "<none>";
+  }
+  if (field == "build") return spec.build().is_any() ? "<none>" : spec.build().str();
+  if (field == "channel") return spec.channel() ? spec.channel()->str() : "<none>";
+  if (field == "subdir") return spec.subdirs().empty() ? "<none>" : spec.subdir_str();
+  if (field == "build_number") return spec.build_number_str();
+  return field_value(spec, field);
+}
+
+TEST(MatchSpecTables, DerivedFromCondaParse) {
+  const auto table = read_tsv(derived_table("matchspec_parse_derived.tsv"));
+  const auto input_column = table.column("input");
+  const auto field_column = table.column("field");
+  const auto expected_column = table.column("expected");
+  for (const auto& row : table.rows) {
+    const auto& input = row[input_column];
+    const auto& field = row[field_column];
+    if (field == "<invalid>") {
+      try {
+        const auto spec = MatchSpec::parse(input);
+        ADD_FAILURE() << where(table, row) << ": '" << input << "' was accepted as " << spec.str();
+      } catch (const SpecError& error) {
+        // The message names the input, as every MatchSpec error does.
+        EXPECT_NE(std::string(error.what()).find(input), std::string::npos) << error.what();
+      }
+      continue;
+    }
+    try {
+      const auto spec = MatchSpec::parse(input);
+      EXPECT_EQ(derived_field_value(spec, field), row[expected_column])
+          << where(table, row) << ": field " << field << " of '" << input << "'";
+    } catch (const SpecError& error) {
+      ADD_FAILURE() << where(table, row) << ": '" << input << "' did not parse: " << error.what();
+    }
+  }
+}
+
+TEST(MatchSpecTables, DerivedFromCondaMatch) {
+  check_match_rows(read_tsv(derived_table("matchspec_match_derived.tsv")));
 }
 
 }  // namespace

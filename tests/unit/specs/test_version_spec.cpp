@@ -53,8 +53,15 @@ TEST(VersionSpecTable, Match) {
   const auto expected_col = table.column("expected");
   const auto source_col = table.column("source");
   ASSERT_GT(table.rows.size(), 250u);
+  int skipped = 0;
   for (const auto& row : table.rows) {
     const std::string at = where(table, row);
+    // libmamba reads `==1.7.1.*` as a prefix; conda's and rattler's VersionSpec
+    // read `==1.7.1` (docs/spec-deviations.md, "Versions and version specs").
+    if (row[spec_col] == "==1.7.1.*" && row[version_col] == "1.7.1.1") {
+      ++skipped;
+      continue;
+    }
     const bool expected = row[expected_col] == "true";
     ASSERT_TRUE(expected || row[expected_col] == "false") << at;
     const auto version = Version::try_parse(row[version_col]);
@@ -73,6 +80,7 @@ TEST(VersionSpecTable, Match) {
           << mode_name(mode) << " mode)";
     }
   }
+  EXPECT_EQ(skipped, 1) << "rows listed in docs/spec-deviations.md";
 }
 
 // The parse modes an invalid row speaks about, from its source note. conda's

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -127,9 +128,11 @@ void PrefixLinker::ensure_directory(const std::string& dir, std::vector<std::str
       return;
     }
     if (fd == -ENOTDIR) {
-      throw PrefixError("cannot link into " + prefix_text_ + ": " + dir +
-                        " is a file (or lies under one), where a package needs a directory; "
-                        "remove it or the package that owns it");
+      const auto owner = kept_owners_.find(dir);
+      throw PrefixError("cannot link into " + prefix_text_ + ": " + dir + " is a file (" +
+                        (owner == kept_owners_.end() ? std::string("or lies under one")
+                                                     : "of " + owner->second) +
+                        "), where a package needs a directory; remove it or the package that owns it");
     }
     if (fd != -ENOENT) {
       throw PrefixError("cannot link into " + describe_unreachable(prefix_text_, dir, -fd));
@@ -193,6 +196,7 @@ void PrefixLinker::unlink_package(const PrefixRecord& record) {
   parents.erase("");
   parents.erase("conda-meta");
   cleanup_dirs.insert(cleanup_dirs.end(), parents.begin(), parents.end());
+  emptied_dirs_.insert(emptied_dirs_.end(), cleanup_dirs.begin(), cleanup_dirs.end());
 
   SaveBlock block;
   block.reason = SaveBlock::Reason::unlink;
@@ -211,6 +215,68 @@ void PrefixLinker::unlink_package(const PrefixRecord& record) {
                         dist + "): " + std::strerror(errno));
     }
   }
+}
+
+void PrefixLinker::prune_emptied_directories() {
+  std::set<std::string> candidates;
+  for (const auto& dir : emptied_dirs_) {
+    // Every ancestor may have become empty too.
+    for (auto path = dir; !path.empty(); path = parent_of(path)) candidates.insert(path);
+  }
+  std::vector<std::string> ordered(candidates.begin(), candidates.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](const std::string& a, const std::string& b) {
+    return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
+  });
+  PruneBlock block;
+  for (const auto& dir : ordered) {
+    if (is_reserved(dir) || kept_owners_.contains(dir)) continue;
+    // Only real directories: a link (lib64 -> lib) may be a kept package's.
+    const auto parent = directories_->parent_of(dir);
+    struct stat info {};
+    if (parent.fd < 0 || ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISDIR(info.st_mode)) {
+      continue;
+    }
+    block.dirs.push_back({dir, static_cast<unsigned>(info.st_mode & 07777)});
+  }
+  emptied_dirs_.clear();
+  if (block.dirs.empty()) return;
+  // Journaled before the first removal; a directory that is not empty is
+  // simply not removed, and a rollback finds it still there.
+  journal_.record(block);
+  for (const auto& dir : block.dirs) {
+    const auto parent = directories_->parent_of(dir.path);
+    if (parent.fd >= 0 && ::unlinkat(parent.fd, parent.name.c_str(), AT_REMOVEDIR) == 0) {
+      directories_->forget();
+    }
+  }
+}
+
+// For a directory where a package has a file: what keeps it there.
+std::string PrefixLinker::describe_directory_contents(const std::string& dir) {
+  const auto inside = dir + "/";
+  std::set<std::string> owned;  // "path (owner)", sorted for a stable message
+  for (const auto* owners : {&kept_owners_, &linked_owners_}) {
+    for (const auto& [path, owner] : *owners) {
+      if (path.starts_with(inside)) owned.insert(path + " (" + owner + ")");
+    }
+  }
+  if (!owned.empty()) {
+    std::string list;
+    std::size_t shown = 0;
+    for (const auto& item : owned) {
+      if (shown++ == 3) break;
+      list += (list.empty() ? "" : ", ") + item;
+    }
+    if (owned.size() > 3) list += " and " + std::to_string(owned.size() - 3) + " more";
+    return "that still holds other packages' files: " + list +
+           "; remove those packages first, or keep the version that has a directory there";
+  }
+  const auto names = list_directory_beneath(prefix_fd_, dir, options_.walk);
+  if (names.empty()) return "that could not be removed";
+  return "that still holds " + inside + names.front() +
+         (names.size() > 1 ? " (and " + std::to_string(names.size() - 1) + " more)" : std::string()) +
+         ", which no package owns; move it out of the prefix, then run the command again";
 }
 
 // Everything link_package decides before it touches the prefix.
@@ -352,8 +418,9 @@ void PrefixLinker::plan_path(LinkPlan& plan, Planned item) {
     if (parent.fd >= 0 &&
         ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0) {
       if (S_ISDIR(info.st_mode)) {
-        throw PrefixError("cannot link " + dist + ": " + item.target +
-                          " is a directory in the prefix, where the package has a file");
+        throw PrefixError("cannot link " + dist + ": it has a file " + item.target + ", but " +
+                          prefix_text_ + "/" + item.target + " is a directory " +
+                          describe_directory_contents(item.target));
       }
       const auto owner = kept_owners_.find(item.target);
       plan.in_the_way.emplace_back(item.target, owner == kept_owners_.end() ? "" : owner->second);

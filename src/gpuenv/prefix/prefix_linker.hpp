@@ -73,6 +73,13 @@ class PrefixLinker {
   // journal's saved area. Paths a kept package also owns stay.
   void unlink_package(const PrefixRecord& record);
 
+  // Removes the directories the unlinked packages left empty (and their
+  // parents left empty in turn), journaled first: a new version may have a
+  // file where the old one had a directory, as conda and rattler allow.
+  // Directories a kept package declares stay. Call after every unlink,
+  // before the first link.
+  void prune_emptied_directories();
+
   // Links `package` and writes its conda-meta record, which it returns.
   // `python` is the prefix's python after the transaction (needed for
   // noarch: python packages). Throws PrefixError; the caller rolls back.
@@ -99,6 +106,7 @@ class PrefixLinker {
                              FilePlacement& placement, LinkTally& tally);
 
   void ensure_directory(const std::string& dir, std::vector<std::string>& to_create);
+  std::string describe_directory_contents(const std::string& dir);
   bool may_exist(const std::string& path) const;
   void count_linked_file();
 
@@ -113,6 +121,7 @@ class PrefixLinker {
   std::unordered_map<std::string, std::string> linked_owners_;  // path -> dist, this transaction
   std::unordered_set<std::string> known_dirs_;                  // exist (or will, once planned)
   std::unordered_set<std::string> created_dirs_;                // created by this transaction
+  std::vector<std::string> emptied_dirs_;  // unlinked packages' directories, maybe empty now
   std::vector<PathClobber> clobbers_;
   std::size_t linked_files_ = 0;
 };

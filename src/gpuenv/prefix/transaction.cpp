@@ -20,6 +20,7 @@ namespace {
 
 constexpr std::pair<CrashPoint, std::string_view> kCrashPoints[] = {
     {CrashPoint::after_unlink, "after_unlink"},
+    {CrashPoint::after_prune, "after_prune"},
     {CrashPoint::before_commit, "before_commit"},
     {CrashPoint::after_commit, "after_commit"},
     {CrashPoint::during_rollback, "during_rollback"},
@@ -143,8 +144,8 @@ TestCrashHook test_crash_hook_from_environment(const util::EnvLookup& env) {
       if (*point == name) hook.at = value;
     }
     if (!hook.at) {
-      throw PrefixError("GPUENV_TEST_CRASH_AT must be after_unlink, before_commit, after_commit "
-                        "or during_rollback, not '" + *point + "'");
+      throw PrefixError("GPUENV_TEST_CRASH_AT must be after_unlink, after_prune, before_commit, "
+                        "after_commit or during_rollback, not '" + *point + "'");
     }
   }
   return hook;
@@ -237,6 +238,8 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
         if (options.on_package) options.on_package(PackageStage::unlinked, record->package);
       }
       crash_if(hook, CrashPoint::after_unlink);
+      linker.prune_emptied_directories();
+      crash_if(hook, CrashPoint::after_prune);
       for (std::size_t i = 0; i < transaction.link.size(); ++i) {
         const auto& package = fetches.wait(i);
         if (options.on_package) options.on_package(PackageStage::in_cache, package.record);

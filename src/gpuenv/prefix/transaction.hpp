@@ -7,7 +7,8 @@
 //   recover_prefix: settle what a killed transaction left
 //   start fetching every package to link (download, verify, extract, in parallel)
 //   unlink: pre-unlink scripts, then move the old packages' files to the
-//     journal's saved area
+//     journal's saved area, then prune the directories they left empty (a
+//     new version may have a file where the old one had a directory)
 //   link each package as soon as it is in the cache, in the given order
 //     (pre-link script first), then run the post-link scripts
 //   commit; append conda-meta/history; delete the saved files
@@ -46,6 +47,7 @@ struct Transaction {
 // the next call recovers. Never set outside tests.
 enum class CrashPoint {
   after_unlink,     // every old package unlinked, nothing linked
+  after_prune,      // the directories the unlinked packages left empty removed, nothing linked
   before_commit,    // everything linked and recorded, no commit line
   after_commit,     // committed, history not yet appended, saved files not deleted
   during_rollback,  // a failed transaction's rollback, after its first undone block
@@ -57,7 +59,7 @@ struct TestCrashHook {
 };
 
 // Reads GPUENV_TEST_CRASH_AFTER_LINKED_FILES=N and GPUENV_TEST_CRASH_AT=
-// after_unlink|before_commit|after_commit|during_rollback (the CLI passes
+// after_unlink|after_prune|before_commit|after_commit|during_rollback (the CLI passes
 // the process environment; tests use these variables only). Throws
 // PrefixError for values it cannot read.
 TestCrashHook test_crash_hook_from_environment(const util::EnvLookup& env);

@@ -196,7 +196,9 @@ void PrefixLinker::unlink_package(const PrefixRecord& record) {
   parents.erase("");
   parents.erase("conda-meta");
   cleanup_dirs.insert(cleanup_dirs.end(), parents.begin(), parents.end());
-  emptied_dirs_.insert(emptied_dirs_.end(), cleanup_dirs.begin(), cleanup_dirs.end());
+  for (const auto& dir : cleanup_dirs) {
+    for (auto path = dir; !path.empty() && emptied_dirs_.insert(path).second;) path = parent_of(path);
+  }
 
   SaveBlock block;
   block.reason = SaveBlock::Reason::unlink;
@@ -217,39 +219,22 @@ void PrefixLinker::unlink_package(const PrefixRecord& record) {
   }
 }
 
-void PrefixLinker::prune_emptied_directories() {
-  std::set<std::string> candidates;
-  for (const auto& dir : emptied_dirs_) {
-    // Every ancestor may have become empty too.
-    for (auto path = dir; !path.empty(); path = parent_of(path)) candidates.insert(path);
+// A directory the unlinked packages left empty, with the empty directories
+// beneath it (children first): false when anything else is in it.
+bool PrefixLinker::collect_emptied_tree(const std::string& dir, std::vector<PrunedDirectory>& tree) {
+  if (!emptied_dirs_.contains(dir) || kept_owners_.contains(dir)) return false;
+  const auto parent = directories_->parent_of(dir);
+  struct stat info {};
+  if (parent.fd < 0 || ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISDIR(info.st_mode)) {
+    return false;
   }
-  std::vector<std::string> ordered(candidates.begin(), candidates.end());
-  std::stable_sort(ordered.begin(), ordered.end(), [](const std::string& a, const std::string& b) {
-    return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
-  });
-  PruneBlock block;
-  for (const auto& dir : ordered) {
-    if (is_reserved(dir) || kept_owners_.contains(dir)) continue;
-    // Only real directories: a link (lib64 -> lib) may be a kept package's.
-    const auto parent = directories_->parent_of(dir);
-    struct stat info {};
-    if (parent.fd < 0 || ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 ||
-        !S_ISDIR(info.st_mode)) {
-      continue;
-    }
-    block.dirs.push_back({dir, static_cast<unsigned>(info.st_mode & 07777)});
+  const auto mode = static_cast<unsigned>(info.st_mode & 07777);
+  for (const auto& name : list_directory_beneath(prefix_fd_, dir, options_.walk)) {
+    if (!collect_emptied_tree(dir + "/" + name, tree)) return false;
   }
-  emptied_dirs_.clear();
-  if (block.dirs.empty()) return;
-  // Journaled before the first removal; a directory that is not empty is
-  // simply not removed, and a rollback finds it still there.
-  journal_.record(block);
-  for (const auto& dir : block.dirs) {
-    const auto parent = directories_->parent_of(dir.path);
-    if (parent.fd >= 0 && ::unlinkat(parent.fd, parent.name.c_str(), AT_REMOVEDIR) == 0) {
-      directories_->forget();
-    }
-  }
+  tree.push_back({dir, mode});
+  return true;
 }
 
 // For a directory where a package has a file: what keeps it there.
@@ -273,7 +258,9 @@ std::string PrefixLinker::describe_directory_contents(const std::string& dir) {
            "; remove those packages first, or keep the version that has a directory there";
   }
   const auto names = list_directory_beneath(prefix_fd_, dir, options_.walk);
-  if (names.empty()) return "that could not be removed";
+  if (names.empty()) {
+    return "that the removed packages did not leave behind; remove it (it is empty), then run the command again";
+  }
   return "that still holds " + inside + names.front() +
          (names.size() > 1 ? " (and " + std::to_string(names.size() - 1) + " more)" : std::string()) +
          ", which no package owns; move it out of the prefix, then run the command again";
@@ -289,6 +276,7 @@ struct PrefixLinker::LinkPlan {
   std::vector<std::string> keep_dirs;  // directories paths.json lists itself
   std::vector<const package::PathEntry*> directories;
   std::vector<std::pair<std::string, std::string>> in_the_way;  // path, previous owner
+  std::vector<PrunedDirectory> emptied_in_the_way;  // deepest first
   std::unordered_set<std::string> targets;
   std::string record_path;  // conda-meta/<dist>.json
 };
@@ -305,6 +293,7 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
                                         const std::string& requested_spec) {
   const LinkPlan plan = plan_link(package, python);
   check_conflicts(plan);
+  prune(plan);
   move_aside(plan);
   create_directories(plan);
 
@@ -418,6 +407,13 @@ void PrefixLinker::plan_path(LinkPlan& plan, Planned item) {
     if (parent.fd >= 0 &&
         ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0) {
       if (S_ISDIR(info.st_mode)) {
+        // A directory the old version had (xbin/ in 0.1.0, a file xbin in
+        // 0.2.0) goes, when nothing else is in it.
+        if (std::vector<PrunedDirectory> tree; collect_emptied_tree(item.target, tree)) {
+          plan.emptied_in_the_way.insert(plan.emptied_in_the_way.end(), tree.begin(), tree.end());
+          plan.planned.push_back(std::move(item));
+          return;
+        }
         throw PrefixError("cannot link " + dist + ": it has a file " + item.target + ", but " +
                           prefix_text_ + "/" + item.target + " is a directory " +
                           describe_directory_contents(item.target));
@@ -447,6 +443,22 @@ void PrefixLinker::check_conflicts(const LinkPlan& plan) {
     }
   }
   for (const auto& [path, owner] : plan.in_the_way) clobbers_.push_back({path, plan.dist, owner});
+}
+
+// The emptied directories in the new files' way go, journaled before the first removal; a rollback creates them again.
+void PrefixLinker::prune(const LinkPlan& plan) {
+  if (plan.emptied_in_the_way.empty()) return;
+  journal_.record(PruneBlock{plan.emptied_in_the_way});
+  for (const auto& dir : plan.emptied_in_the_way) {
+    const auto parent = directories_->parent_of(dir.path);
+    if (parent.fd < 0 || ::unlinkat(parent.fd, parent.name.c_str(), AT_REMOVEDIR) != 0) {
+      throw PrefixError("cannot link " + plan.dist + ": cannot remove the directory " + prefix_text_ + "/" +
+                        dir.path + ", which the new version has as a file: " +
+                        std::strerror(parent.fd < 0 ? parent.error : errno));
+    }
+    directories_->forget();
+  }
+  if (options_.crash_after_prune) ::kill(::getpid(), SIGKILL);  // the test hook
 }
 
 // Files in the way move to the saved area (a rollback puts them back).

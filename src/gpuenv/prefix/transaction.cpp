@@ -219,6 +219,7 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
   link_options.conflicts = options.path_conflicts;
   link_options.mode = options.link_mode;
   link_options.crash_after_linked_files = options.test_crash.after_linked_files;
+  link_options.crash_after_prune = options.test_crash.at == CrashPoint::after_prune;
   link_options.walk = options.beneath_walk;
   const auto& hook = options.test_crash;
   {
@@ -238,8 +239,6 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
         if (options.on_package) options.on_package(PackageStage::unlinked, record->package);
       }
       crash_if(hook, CrashPoint::after_unlink);
-      linker.prune_emptied_directories();
-      crash_if(hook, CrashPoint::after_prune);
       for (std::size_t i = 0; i < transaction.link.size(); ++i) {
         const auto& package = fetches.wait(i);
         if (options.on_package) options.on_package(PackageStage::in_cache, package.record);

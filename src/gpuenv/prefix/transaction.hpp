@@ -7,10 +7,10 @@
 //   recover_prefix: settle what a killed transaction left
 //   start fetching every package to link (download, verify, extract, in parallel)
 //   unlink: pre-unlink scripts, then move the old packages' files to the
-//     journal's saved area, then prune the directories they left empty (a
-//     new version may have a file where the old one had a directory)
+//     journal's saved area
 //   link each package as soon as it is in the cache, in the given order
-//     (pre-link script first), then run the post-link scripts
+//     (pre-link script first; a directory the old packages left empty where
+//     the new one has a file is removed), then run the post-link scripts
 //   commit; append conda-meta/history; delete the saved files
 //
 // A failure at any step before the commit rolls everything back and
@@ -47,7 +47,7 @@ struct Transaction {
 // the next call recovers. Never set outside tests.
 enum class CrashPoint {
   after_unlink,     // every old package unlinked, nothing linked
-  after_prune,      // the directories the unlinked packages left empty removed, nothing linked
+  after_prune,      // an emptied directory in a new file's way removed, that file not linked
   before_commit,    // everything linked and recorded, no commit line
   after_commit,     // committed, history not yet appended, saved files not deleted
   during_rollback,  // a failed transaction's rollback, after its first undone block

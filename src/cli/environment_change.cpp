@@ -155,6 +155,11 @@ void add_change_options(CLI::App* command, ChangeArguments& arguments, ChangeKin
                         "Read the packages from a file: environment.yml, an explicit lockfile (@EXPLICIT) "
                         "or one spec a line (repeatable)")
         ->allow_extra_args(false);
+    auto* no_deps = command->add_flag("--no-deps", arguments.no_deps,
+                                      "Install only the requested packages, not their dependencies (this can "
+                                      "leave the environment broken)");
+    command->add_flag("--only-deps", arguments.only_deps, "Install only the dependencies of the requested packages")
+        ->excludes(no_deps);
   }
   if (kind == ChangeKind::update) {
     command->add_flag("--all", arguments.update_all, "Update every package in the environment");
@@ -182,6 +187,9 @@ int run_change(ChangeKind kind, const ChangeArguments& arguments) {
   request.specs = arguments.specs;
   request.update_all = arguments.update_all;
   request.dry_run = arguments.dry_run;
+  request.deps_modifier = arguments.no_deps     ? environment::DepsModifier::no_deps
+                          : arguments.only_deps ? environment::DepsModifier::only_deps
+                                                : environment::DepsModifier::none;
   if (!arguments.files.empty()) {
     const std::vector<fs::path> files(arguments.files.begin(), arguments.files.end());
     auto read = environment::read_request_files(files, !arguments.specs.empty(), settings->channel_context, reporter);

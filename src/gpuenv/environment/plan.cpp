@@ -96,6 +96,15 @@ solver::Solution explicit_change(const std::vector<specs::PackageRecord>& packag
   return solution;
 }
 
+// An explicit file names the whole result: there are no dependencies to
+// leave out or to install alone.
+std::expected<void, Error> refuse_deps_modifier_for_explicit(const ChangeRequest& request) {
+  if (request.deps_modifier == DepsModifier::none) return {};
+  return std::unexpected(make_error(ErrorKind::usage,
+                                    "--no-deps and --only-deps apply to solved requests: an explicit file "
+                                    "installs exactly the packages it lists, so leave the option out"));
+}
+
 // conda records an explicit file's packages in conda-meta/history as
 // exact specs, so later solves keep those builds.
 std::vector<std::string> exact_specs_of(const std::vector<specs::PackageRecord>& packages) {
@@ -188,6 +197,7 @@ std::expected<Plan, Error> plan_create(const Settings& settings, const ChangeReq
     if (auto usable = check_new_prefix(request.prefix, reporter); !usable) return std::unexpected(usable.error());
   }
   if (files.is_explicit) {
+    if (auto refused = refuse_deps_modifier_for_explicit(request); !refused) return std::unexpected(refused.error());
     plan.solution.link = files.explicit_packages;
     plan.update_specs = exact_specs_of(plan.solution.link);
     return plan;
@@ -199,6 +209,7 @@ std::expected<Plan, Error> plan_create(const Settings& settings, const ChangeReq
   if (auto solved = solve_into(plan, settings, files.channels, {}, solve_request, true, reporter); !solved) {
     return std::unexpected(solved.error());
   }
+  apply_deps_modifier(plan.solution, request.deps_modifier, *requested, {});
   plan.update_specs = spec_texts;
   for (std::size_t i = 0; i < requested->size(); ++i) {
     if (const auto name = exact_name((*requested)[i])) plan.requested_specs[*name] = spec_texts[i];
@@ -222,6 +233,7 @@ std::expected<Plan, Error> plan_install(const Settings& settings, const ChangeRe
   plan.prefix = request.prefix;
   const auto installed = opened->packages();
   if (files.is_explicit) {
+    if (auto refused = refuse_deps_modifier_for_explicit(request); !refused) return std::unexpected(refused.error());
     plan.solution = explicit_change(files.explicit_packages, installed);
     plan.update_specs = exact_specs_of(plan.solution.link);
     plan.change_lock = std::move(opened->change_lock);
@@ -243,6 +255,7 @@ std::expected<Plan, Error> plan_install(const Settings& settings, const ChangeRe
   if (auto solved = solve_into(plan, settings, files.channels, installed, solve_request, true, reporter); !solved) {
     return std::unexpected(solved.error());
   }
+  apply_deps_modifier(plan.solution, request.deps_modifier, *requested, installed);
   plan.update_specs = spec_texts;
   plan.change_lock = std::move(opened->change_lock);
   return plan;

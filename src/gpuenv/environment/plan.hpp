@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/environment/deps_modifier.hpp"
 #include "gpuenv/environment/error.hpp"
 #include "gpuenv/environment/reporter.hpp"
 #include "gpuenv/environment/settings.hpp"
@@ -59,6 +60,8 @@ struct ChangeRequest {
   // What the --file files said (their specs are not repeated in `specs`).
   RequestFiles files;
   bool update_all = false;  // update --all
+  // create and install: --no-deps / --only-deps (deps_modifier.hpp).
+  DepsModifier deps_modifier = DepsModifier::none;
   // Only plan: nothing will be applied, so `create` leaves what it finds at
   // the prefix alone.
   bool dry_run = false;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -127,9 +128,11 @@ void PrefixLinker::ensure_directory(const std::string& dir, std::vector<std::str
       return;
     }
     if (fd == -ENOTDIR) {
-      throw PrefixError("cannot link into " + prefix_text_ + ": " + dir +
-                        " is a file (or lies under one), where a package needs a directory; "
-                        "remove it or the package that owns it");
+      const auto owner = kept_owners_.find(dir);
+      throw PrefixError("cannot link into " + prefix_text_ + ": " + dir + " is a file (" +
+                        (owner == kept_owners_.end() ? std::string("or lies under one")
+                                                     : "of " + owner->second) +
+                        "), where a package needs a directory; remove it or the package that owns it");
     }
     if (fd != -ENOENT) {
       throw PrefixError("cannot link into " + describe_unreachable(prefix_text_, dir, -fd));
@@ -193,6 +196,9 @@ void PrefixLinker::unlink_package(const PrefixRecord& record) {
   parents.erase("");
   parents.erase("conda-meta");
   cleanup_dirs.insert(cleanup_dirs.end(), parents.begin(), parents.end());
+  for (const auto& dir : cleanup_dirs) {
+    for (auto path = dir; !path.empty() && emptied_dirs_.insert(path).second;) path = parent_of(path);
+  }
 
   SaveBlock block;
   block.reason = SaveBlock::Reason::unlink;
@@ -213,6 +219,53 @@ void PrefixLinker::unlink_package(const PrefixRecord& record) {
   }
 }
 
+// A directory the unlinked packages left empty, with the empty directories
+// beneath it (children first): false when anything else is in it.
+bool PrefixLinker::collect_emptied_tree(const std::string& dir, std::vector<PrunedDirectory>& tree) {
+  if (!emptied_dirs_.contains(dir) || kept_owners_.contains(dir)) return false;
+  const auto parent = directories_->parent_of(dir);
+  struct stat info {};
+  if (parent.fd < 0 || ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISDIR(info.st_mode)) {
+    return false;
+  }
+  const auto mode = static_cast<unsigned>(info.st_mode & 07777);
+  for (const auto& name : list_directory_beneath(prefix_fd_, dir, options_.walk)) {
+    if (!collect_emptied_tree(dir + "/" + name, tree)) return false;
+  }
+  tree.push_back({dir, mode});
+  return true;
+}
+
+// For a directory where a package has a file: what keeps it there.
+std::string PrefixLinker::describe_directory_contents(const std::string& dir) {
+  const auto inside = dir + "/";
+  std::set<std::string> owned;  // "path (owner)", sorted for a stable message
+  for (const auto* owners : {&kept_owners_, &linked_owners_}) {
+    for (const auto& [path, owner] : *owners) {
+      if (path.starts_with(inside)) owned.insert(path + " (" + owner + ")");
+    }
+  }
+  if (!owned.empty()) {
+    std::string list;
+    std::size_t shown = 0;
+    for (const auto& item : owned) {
+      if (shown++ == 3) break;
+      list += (list.empty() ? "" : ", ") + item;
+    }
+    if (owned.size() > 3) list += " and " + std::to_string(owned.size() - 3) + " more";
+    return "that still holds other packages' files: " + list +
+           "; remove those packages first, or keep the version that has a directory there";
+  }
+  const auto names = list_directory_beneath(prefix_fd_, dir, options_.walk);
+  if (names.empty()) {
+    return "that the removed packages did not leave behind; remove it (it is empty), then run the command again";
+  }
+  return "that still holds " + inside + names.front() +
+         (names.size() > 1 ? " (and " + std::to_string(names.size() - 1) + " more)" : std::string()) +
+         ", which no package owns; move it out of the prefix, then run the command again";
+}
+
 // Everything link_package decides before it touches the prefix.
 struct PrefixLinker::LinkPlan {
   specs::PackageRecord record_package;  // the repodata record, completed from index.json
@@ -223,6 +276,7 @@ struct PrefixLinker::LinkPlan {
   std::vector<std::string> keep_dirs;  // directories paths.json lists itself
   std::vector<const package::PathEntry*> directories;
   std::vector<std::pair<std::string, std::string>> in_the_way;  // path, previous owner
+  std::vector<PrunedDirectory> emptied_in_the_way;  // deepest first
   std::unordered_set<std::string> targets;
   std::string record_path;  // conda-meta/<dist>.json
 };
@@ -239,6 +293,7 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
                                         const std::string& requested_spec) {
   const LinkPlan plan = plan_link(package, python);
   check_conflicts(plan);
+  prune(plan);
   move_aside(plan);
   create_directories(plan);
 
@@ -352,8 +407,16 @@ void PrefixLinker::plan_path(LinkPlan& plan, Planned item) {
     if (parent.fd >= 0 &&
         ::fstatat(parent.fd, parent.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0) {
       if (S_ISDIR(info.st_mode)) {
-        throw PrefixError("cannot link " + dist + ": " + item.target +
-                          " is a directory in the prefix, where the package has a file");
+        // A directory the old version had (xbin/ in 0.1.0, a file xbin in
+        // 0.2.0) goes, when nothing else is in it.
+        if (std::vector<PrunedDirectory> tree; collect_emptied_tree(item.target, tree)) {
+          plan.emptied_in_the_way.insert(plan.emptied_in_the_way.end(), tree.begin(), tree.end());
+          plan.planned.push_back(std::move(item));
+          return;
+        }
+        throw PrefixError("cannot link " + dist + ": it has a file " + item.target + ", but " +
+                          prefix_text_ + "/" + item.target + " is a directory " +
+                          describe_directory_contents(item.target));
       }
       const auto owner = kept_owners_.find(item.target);
       plan.in_the_way.emplace_back(item.target, owner == kept_owners_.end() ? "" : owner->second);
@@ -380,6 +443,22 @@ void PrefixLinker::check_conflicts(const LinkPlan& plan) {
     }
   }
   for (const auto& [path, owner] : plan.in_the_way) clobbers_.push_back({path, plan.dist, owner});
+}
+
+// The emptied directories in the new files' way go, journaled before the first removal; a rollback creates them again.
+void PrefixLinker::prune(const LinkPlan& plan) {
+  if (plan.emptied_in_the_way.empty()) return;
+  journal_.record(PruneBlock{plan.emptied_in_the_way});
+  for (const auto& dir : plan.emptied_in_the_way) {
+    const auto parent = directories_->parent_of(dir.path);
+    if (parent.fd < 0 || ::unlinkat(parent.fd, parent.name.c_str(), AT_REMOVEDIR) != 0) {
+      throw PrefixError("cannot link " + plan.dist + ": cannot remove the directory " + prefix_text_ + "/" +
+                        dir.path + ", which the new version has as a file: " +
+                        std::strerror(parent.fd < 0 ? parent.error : errno));
+    }
+    directories_->forget();
+  }
+  if (options_.crash_after_prune) ::kill(::getpid(), SIGKILL);  // the test hook
 }
 
 // Files in the way move to the saved area (a rollback puts them back).

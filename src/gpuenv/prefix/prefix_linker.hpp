@@ -50,9 +50,11 @@ struct PathClobber {
 struct LinkOptions {
   PathConflictPolicy conflicts = PathConflictPolicy::clobber;
   LinkMode mode = LinkMode::hardlink;
-  // Test hook: kill the process (SIGKILL) right after this many files were
-  // linked in the transaction. See TestCrashHook in transaction.hpp.
+  // Test hooks: kill the process (SIGKILL) right after this many files were
+  // linked in the transaction, or right after the first emptied directory
+  // in a new file's way was removed. See TestCrashHook in transaction.hpp.
   std::optional<std::size_t> crash_after_linked_files;
+  bool crash_after_prune = false;
   // How paths are reached beneath the prefix (tests force the walk that
   // kernels without openat2 get).
   BeneathWalk walk = BeneathWalk::automatic;
@@ -73,7 +75,11 @@ class PrefixLinker {
   // journal's saved area. Paths a kept package also owns stay.
   void unlink_package(const PrefixRecord& record);
 
+
   // Links `package` and writes its conda-meta record, which it returns.
+  // Where it has a file and the prefix a directory that the unlinked
+  // packages left empty (a new version turned a directory into a file), the
+  // directory is removed first, journaled, as conda and rattler do.
   // `python` is the prefix's python after the transaction (needed for
   // noarch: python packages). Throws PrefixError; the caller rolls back.
   PrefixRecord link_package(const CachedPackage& package, const std::optional<PythonLayout>& python,
@@ -90,6 +96,7 @@ class PrefixLinker {
   LinkPlan plan_link(const CachedPackage& package, const std::optional<PythonLayout>& python);
   void plan_path(LinkPlan& plan, Planned item);
   void check_conflicts(const LinkPlan& plan);
+  void prune(const LinkPlan& plan);
   void move_aside(const LinkPlan& plan);
   void create_directories(const LinkPlan& plan);
   PrefixPathEntry place_entry_point(const Planned& item, const PythonLayout& python,
@@ -99,6 +106,8 @@ class PrefixLinker {
                              FilePlacement& placement, LinkTally& tally);
 
   void ensure_directory(const std::string& dir, std::vector<std::string>& to_create);
+  bool collect_emptied_tree(const std::string& dir, std::vector<PrunedDirectory>& tree);
+  std::string describe_directory_contents(const std::string& dir);
   bool may_exist(const std::string& path) const;
   void count_linked_file();
 
@@ -113,6 +122,8 @@ class PrefixLinker {
   std::unordered_map<std::string, std::string> linked_owners_;  // path -> dist, this transaction
   std::unordered_set<std::string> known_dirs_;                  // exist (or will, once planned)
   std::unordered_set<std::string> created_dirs_;                // created by this transaction
+  // The unlinked packages' directories and their parents: maybe empty now.
+  std::unordered_set<std::string> emptied_dirs_;
   std::vector<PathClobber> clobbers_;
   std::size_t linked_files_ = 0;
 };

@@ -20,6 +20,7 @@ namespace {
 
 constexpr std::pair<CrashPoint, std::string_view> kCrashPoints[] = {
     {CrashPoint::after_unlink, "after_unlink"},
+    {CrashPoint::after_prune, "after_prune"},
     {CrashPoint::before_commit, "before_commit"},
     {CrashPoint::after_commit, "after_commit"},
     {CrashPoint::during_rollback, "during_rollback"},
@@ -143,8 +144,8 @@ TestCrashHook test_crash_hook_from_environment(const util::EnvLookup& env) {
       if (*point == name) hook.at = value;
     }
     if (!hook.at) {
-      throw PrefixError("GPUENV_TEST_CRASH_AT must be after_unlink, before_commit, after_commit "
-                        "or during_rollback, not '" + *point + "'");
+      throw PrefixError("GPUENV_TEST_CRASH_AT must be after_unlink, after_prune, before_commit, "
+                        "after_commit or during_rollback, not '" + *point + "'");
     }
   }
   return hook;
@@ -218,6 +219,7 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
   link_options.conflicts = options.path_conflicts;
   link_options.mode = options.link_mode;
   link_options.crash_after_linked_files = options.test_crash.after_linked_files;
+  link_options.crash_after_prune = options.test_crash.at == CrashPoint::after_prune;
   link_options.walk = options.beneath_walk;
   const auto& hook = options.test_crash;
   {

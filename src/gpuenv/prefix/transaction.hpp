@@ -9,7 +9,8 @@
 //   unlink: pre-unlink scripts, then move the old packages' files to the
 //     journal's saved area
 //   link each package as soon as it is in the cache, in the given order
-//     (pre-link script first), then run the post-link scripts
+//     (pre-link script first; a directory the old packages left empty where
+//     the new one has a file is removed), then run the post-link scripts
 //   commit; append conda-meta/history; delete the saved files
 //
 // A failure at any step before the commit rolls everything back and
@@ -46,6 +47,7 @@ struct Transaction {
 // the next call recovers. Never set outside tests.
 enum class CrashPoint {
   after_unlink,     // every old package unlinked, nothing linked
+  after_prune,      // an emptied directory in a new file's way removed, that file not linked
   before_commit,    // everything linked and recorded, no commit line
   after_commit,     // committed, history not yet appended, saved files not deleted
   during_rollback,  // a failed transaction's rollback, after its first undone block
@@ -57,7 +59,7 @@ struct TestCrashHook {
 };
 
 // Reads GPUENV_TEST_CRASH_AFTER_LINKED_FILES=N and GPUENV_TEST_CRASH_AT=
-// after_unlink|before_commit|after_commit|during_rollback (the CLI passes
+// after_unlink|after_prune|before_commit|after_commit|during_rollback (the CLI passes
 // the process environment; tests use these variables only). Throws
 // PrefixError for values it cannot read.
 TestCrashHook test_crash_hook_from_environment(const util::EnvLookup& env);

@@ -153,6 +153,27 @@ void undo_save(const std::filesystem::path& prefix_path, const SaveBlock& block)
   }
 }
 
+// Creates again the directories a prune removed, parents first; one that
+// exists (never removed: the prune was killed first) keeps its mode.
+void undo_prune(const std::filesystem::path& prefix_path, const PruneBlock& block) {
+  PrefixHandle prefix(prefix_path);
+  for (auto it = block.dirs.rbegin(); it != block.dirs.rend(); ++it) {
+    const auto slash = it->path.find_last_of('/');
+    if (slash != std::string::npos) prefix.make_directories(it->path.substr(0, slash));
+    const auto parent = prefix.directories().parent_of(it->path);
+    if (parent.fd < 0) {
+      throw PrefixError("cannot create " + (prefix_path / it->path).string() + " again while rolling back: " +
+                        describe_unreachable(prefix_path.string(), it->path, parent.error));
+    }
+    if (::mkdirat(parent.fd, parent.name.c_str(), 0700) == 0) {
+      prefix.directories().forget();
+      ::fchmodat(parent.fd, parent.name.c_str(), static_cast<mode_t>(it->mode & 07777), 0);
+    } else if (errno != EEXIST) {
+      fail("cannot create " + (prefix_path / it->path).string() + " again while rolling back", errno);
+    }
+  }
+}
+
 void append_history(const std::filesystem::path& prefix, const JournalContents& contents) {
   if (contents.history_block.empty()) return;
   const auto file = history_file(prefix);
@@ -306,6 +327,12 @@ void TransactionJournal::record(const CreateBlock& block) {
              .dump());
 }
 
+void TransactionJournal::record(const PruneBlock& block) {
+  nlohmann::json dirs = nlohmann::json::array();
+  for (const auto& dir : block.dirs) dirs.push_back({dir.path, dir.mode});
+  append(nlohmann::json{{"op", "prune"}, {"dirs", std::move(dirs)}}.dump());
+}
+
 void TransactionJournal::commit() { append(nlohmann::json{{"op", "commit"}}.dump()); }
 
 static void read_entry(const nlohmann::json& entry, JournalContents& contents, bool& began) {
@@ -323,7 +350,7 @@ static void read_entry(const nlohmann::json& entry, JournalContents& contents, b
       block.paths.push_back({item.at(0).get<std::uint64_t>(), item.at(1).get<std::string>()});
     }
     block.cleanup_dirs = entry.value("cleanup_dirs", std::vector<std::string>{});
-    contents.blocks.emplace_back(true, contents.saves.size());
+    contents.blocks.emplace_back(JournalContents::BlockKind::save, contents.saves.size());
     contents.saves.push_back(std::move(block));
     contents.undone.push_back(false);
   } else if (op == "create") {
@@ -332,8 +359,16 @@ static void read_entry(const nlohmann::json& entry, JournalContents& contents, b
     block.dirs = entry.value("dirs", std::vector<std::string>{});
     block.paths = entry.value("paths", std::vector<std::string>{});
     block.keep_dirs = entry.value("keep_dirs", std::vector<std::string>{});
-    contents.blocks.emplace_back(false, contents.creates.size());
+    contents.blocks.emplace_back(JournalContents::BlockKind::create, contents.creates.size());
     contents.creates.push_back(std::move(block));
+    contents.undone.push_back(false);
+  } else if (op == "prune") {
+    PruneBlock block;
+    for (const auto& item : entry.at("dirs")) {
+      block.dirs.push_back({item.at(0).get<std::string>(), item.at(1).get<unsigned>()});
+    }
+    contents.blocks.emplace_back(JournalContents::BlockKind::prune, contents.prunes.size());
+    contents.prunes.push_back(std::move(block));
     contents.undone.push_back(false);
   } else if (op == "undone") {
     const auto block = entry.value("block", std::size_t{0});
@@ -393,11 +428,11 @@ RecoveryOutcome settle_journal(const std::filesystem::path& prefix,
   cut_torn_tail(prefix);
   for (std::size_t b = contents->blocks.size(); b-- > 0;) {
     if (contents->undone[b]) continue;
-    const auto [is_save, index] = contents->blocks[b];
-    if (is_save) {
-      undo_save(prefix, contents->saves[index]);
-    } else {
-      undo_create(prefix, contents->creates[index]);
+    const auto [kind, index] = contents->blocks[b];
+    switch (kind) {
+      case JournalContents::BlockKind::save: undo_save(prefix, contents->saves[index]); break;
+      case JournalContents::BlockKind::create: undo_create(prefix, contents->creates[index]); break;
+      case JournalContents::BlockKind::prune: undo_prune(prefix, contents->prunes[index]); break;
     }
     append_undone(prefix, b);
     if (after_undone_block) after_undone_block();

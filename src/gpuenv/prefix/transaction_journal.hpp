@@ -11,6 +11,9 @@
 //   begin    the history block to append once committed, and the size the
 //            history file had, so appending it is idempotent
 //   save     paths about to be renamed to saved/<n>
+//   prune    directories the unlinked packages left empty, about to be
+//            removed so that the new packages can put a file where one was
+//            (a rollback creates them again, with their modes)
 //   create   directories and paths about to be created (every one of them
 //            absent before: paths that existed were saved first)
 //   undone   a rollback finished undoing block k (a rollback killed half
@@ -54,6 +57,16 @@ struct SaveBlock {
   std::vector<std::string> cleanup_dirs;
 };
 
+struct PrunedDirectory {
+  std::string path;    // relative to the prefix
+  unsigned mode = 0;   // permission bits, restored by a rollback
+};
+
+// Deepest first, as they are removed.
+struct PruneBlock {
+  std::vector<PrunedDirectory> dirs;
+};
+
 struct CreateBlock {
   std::string package;
   std::vector<std::string> dirs;       // created, parents first
@@ -67,8 +80,10 @@ struct JournalContents {
   std::int64_t history_size = -1;  // -1: the history file did not exist
   std::vector<SaveBlock> saves;    // with their block numbers below
   std::vector<CreateBlock> creates;
-  // Block order as written: (is_save, index into saves or creates).
-  std::vector<std::pair<bool, std::size_t>> blocks;
+  std::vector<PruneBlock> prunes;
+  enum class BlockKind { save, create, prune };
+  // Block order as written: (kind, index into saves, creates or prunes).
+  std::vector<std::pair<BlockKind, std::size_t>> blocks;
   std::vector<bool> undone;  // per block
   bool committed = false;
 };
@@ -89,6 +104,7 @@ class TransactionJournal {
 
   void record(const SaveBlock& block);
   void record(const CreateBlock& block);
+  void record(const PruneBlock& block);
   void commit();
 
  private:

@@ -207,4 +207,21 @@ std::vector<Dependency> dependency_list(const RecipeNode* node, std::string_view
   return result;
 }
 
+std::vector<std::string> package_name_list(const RecipeNode* node, std::string_view field, const ReadState& state) {
+  std::vector<std::string> names;
+  for (const auto& dependency : dependency_list(node, field, state)) {
+    if (dependency.pin) {
+      names.push_back(dependency.pin->name);
+      continue;
+    }
+    auto name = specs::MatchSpec::parse(dependency.spec).exact_name();
+    if (!name) {
+      state.fail(RecipeError::Kind::invalid_value, dependency.position, dependency.spec,
+                 std::string(field) + " takes package names, found");
+    }
+    names.push_back(std::move(*name));
+  }
+  return names;
+}
+
 }  // namespace gpuenv::recipe::detail

@@ -31,6 +31,11 @@ std::vector<std::string> text_list(const RecipeNode* node, std::string_view fiel
 Dependency dependency_of(const RecipeNode& node, std::string_view field, const ReadState& state);
 std::vector<Dependency> dependency_list(const RecipeNode* node, std::string_view field, const ReadState& state);
 
+// Package names (ignore_run_exports): each text is read as a match spec and
+// its name kept, as rattler-build does (`${{ compiler('cuda') }}` names the
+// compiler package).
+std::vector<std::string> package_name_list(const RecipeNode* node, std::string_view field, const ReadState& state);
+
 // The pin a pin function printed (`{"pin_subpackage":{...}}`); nullopt for other text.
 std::optional<Pin> parse_pin(std::string_view text);
 

@@ -302,8 +302,8 @@ Requirements read_requirements(const RecipeNode* node, bool staging, const ReadS
   if (const RecipeNode* ignore = node->find("ignore_run_exports"); ignore != nullptr && ignore->kind != RecipeNode::Kind::null) {
     expect_map(*ignore, "ignore_run_exports", state);
     check_keys(*ignore, {"by_name", "from_package"}, "ignore_run_exports", state);
-    requirements.ignore_run_exports.by_name = text_list(ignore->find("by_name"), "by_name", state);
-    requirements.ignore_run_exports.from_package = text_list(ignore->find("from_package"), "from_package", state);
+    requirements.ignore_run_exports.by_name = package_name_list(ignore->find("by_name"), "by_name", state);
+    requirements.ignore_run_exports.from_package = package_name_list(ignore->find("from_package"), "from_package", state);
   }
   return requirements;
 }

@@ -310,7 +310,7 @@ about:
   EXPECT_EQ(recipe.requirements.run_exports.weak[0].pin->upper_bound, "x.x");
   EXPECT_EQ(recipe.requirements.run_exports.weak[0].pin->lower_bound, "x.x.x.x.x.x");
   EXPECT_EQ(specs_of(recipe.requirements.run_exports.strong_constraints), std::vector<std::string>{"__glibc >=2.17"});
-  EXPECT_EQ(recipe.requirements.ignore_run_exports.from_package, std::vector<std::string>{"cuda-nvcc_linux-64 =12.9"});
+  EXPECT_EQ(recipe.requirements.ignore_run_exports.from_package, std::vector<std::string>{"cuda-nvcc_linux-64"});
   EXPECT_EQ(recipe.tests[0].kind, TestElement::Kind::package_contents);
   EXPECT_TRUE(recipe.tests[0].package_contents.strict);
   EXPECT_EQ(recipe.about.license_file.size(), 2u);

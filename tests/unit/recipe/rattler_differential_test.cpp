@@ -1,0 +1,223 @@
+// The recipe reader against rattler-build itself: the same recipe, platform
+// and variant read by gpuenv and rendered by rattler-build (py-rattler-build,
+// installed by scripts/setup.sh into build/deps/test-tools) must agree on
+// what each package is: name, version, build number, noarch, requirements,
+// run_exports, ignore_run_exports, sources, about, tests. Match specs are
+// compared as rattler prints them (py-rattler normalizes gpuenv's strings),
+// URLs as rattler's url crate prints them (a bare host gets its "/").
+// build.skip is not compared: rattler-build's render API does not evaluate
+// it (the unit tests check it). Skips, saying why, when the tools are missing.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "gpuenv/recipe/recipe.hpp"
+
+namespace gpuenv::recipe {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string test_python() {
+  if (const char* configured = std::getenv("GPUENV_TEST_PYTHON"); configured != nullptr && *configured != '\0') {
+    return configured;
+  }
+  return GPUENV_SOURCE_DIR "/build/deps/test-tools/bin/python";
+}
+
+fs::path testdata() {
+  const char* configured = std::getenv("GPUENV_TESTDATA");
+  return configured != nullptr ? configured : GPUENV_DEFAULT_TESTDATA;
+}
+
+std::string run_with_input(const std::string& command, const std::string& input, const fs::path& scratch) {
+  const fs::path request = scratch / "request.json";
+  std::ofstream(request) << input;
+  std::string output;
+  FILE* pipe = ::popen((command + " < '" + request.string() + "' 2>/dev/null").c_str(), "r");
+  if (pipe == nullptr) return output;
+  std::array<char, 4096> buffer{};
+  while (const auto got = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), got);
+  ::pclose(pipe);
+  return output;
+}
+
+std::map<std::string, std::string, std::less<>> cuda_variant() {
+  return {{"c_stdlib", "sysroot"},       {"c_stdlib_version", "2.17"}, {"c_compiler", "gcc"},
+          {"c_compiler_version", "13"},   {"cxx_compiler", "gxx"},      {"cxx_compiler_version", "13"},
+          {"cuda_compiler", "cuda-nvcc"}, {"cuda_compiler_version", "12.9"}, {"python", "3.12"}};
+}
+
+std::string dependency_text(const Dependency& dependency) {
+  if (!dependency.pin) return dependency.spec;
+  return std::string(dependency.pin->kind == Pin::Kind::subpackage ? "pin_subpackage:" : "pin_compatible:") +
+         dependency.pin->name;
+}
+
+// What gpuenv says one package output is, in the helper's JSON shape.
+json describe(const std::string& name, const std::string& version, const Build& build, const Requirements& requirements,
+              const std::vector<Source>& sources, const About& about, const std::vector<TestElement>& tests,
+              std::set<std::string>& specs) {
+  auto list = [&](const std::vector<Dependency>& dependencies) {
+    json items = json::array();
+    for (const auto& dependency : dependencies) {
+      items.push_back(dependency_text(dependency));
+      if (!dependency.pin) specs.insert(dependency.spec);
+    }
+    return items;
+  };
+  json result;
+  result["name"] = name;
+  result["version"] = version;
+  result["number"] = build.number;
+  result["noarch"] = build.noarch ? json(*build.noarch) : json(nullptr);
+  result["requirements"] = {{"build", list(requirements.build)}, {"host", list(requirements.host)},
+                            {"run", list(requirements.run)}, {"run_constraints", list(requirements.run_constraints)}};
+  const auto& exports = requirements.run_exports;
+  result["run_exports"] = {{"weak", list(exports.weak)}, {"strong", list(exports.strong)}, {"noarch", list(exports.noarch)},
+                           {"weak_constraints", list(exports.weak_constraints)},
+                           {"strong_constraints", list(exports.strong_constraints)}};
+  result["ignore_run_exports"] = {{"by_name", requirements.ignore_run_exports.by_name},
+                                  {"from_package", requirements.ignore_run_exports.from_package}};
+  result["sources"] = json::array();
+  for (const auto& source : sources) {
+    auto optional = [](const std::optional<std::string>& value) { return value ? json(*value) : json(nullptr); };
+    result["sources"].push_back({{"url", source.urls},
+                                 {"sha256", optional(source.sha256)},
+                                 {"md5", optional(source.md5)},
+                                 {"git", source.kind == Source::Kind::git ? json(source.git) : json(nullptr)},
+                                 {"path", source.kind == Source::Kind::path ? json(source.path) : json(nullptr)},
+                                 {"patches", source.patches},
+                                 {"target_directory", optional(source.target_directory)}});
+  }
+  auto optional = [](const std::optional<std::string>& value) { return value ? json(*value) : json(nullptr); };
+  auto url = [](const std::optional<std::string>& value) {
+    if (!value) return json(nullptr);
+    const auto scheme = value->find("://");
+    const bool bare_host = scheme != std::string::npos && value->find('/', scheme + 3) == std::string::npos;
+    return json(bare_host ? *value + "/" : *value);
+  };
+  result["about"] = {{"summary", optional(about.summary)}, {"license", optional(about.license)},
+                     {"homepage", url(about.homepage)},    {"repository", url(about.repository)},
+                     {"documentation", url(about.documentation)}};
+  static constexpr const char* kinds[] = {"script", "python", "package_contents", "downstream", "perl", "r", "ruby"};
+  result["tests"] = json::array();
+  for (const auto& test : tests) result["tests"].push_back(kinds[static_cast<int>(test.kind)]);
+  return result;
+}
+
+// The package outputs gpuenv reads, as rattler-build renders them: an output without its own about/source/version takes the
+// top level's (CEP 14 inheritance, which is all these recipes use).
+json describe_recipe(const Recipe& recipe, std::set<std::string>& specs) {
+  json outputs = json::array();
+  if (!recipe.multi_output) {
+    outputs.push_back(describe(recipe.name, recipe.version, recipe.build, recipe.requirements, recipe.sources,
+                               recipe.about, recipe.tests, specs));
+    return outputs;
+  }
+  for (const auto& output : recipe.outputs) {
+    if (output.kind != Output::Kind::package) continue;
+    outputs.push_back(describe(output.name, output.version.value_or(recipe.version), output.build, output.requirements,
+                               output.sources.empty() && !output.inherit_from ? recipe.sources : output.sources,
+                               output.about.value_or(recipe.about), output.tests, specs));
+  }
+  return outputs;
+}
+
+// Replaces each match spec with rattler's printed form of it.
+void normalize(json& outputs, const json& normalized) {
+  auto fix = [&](json& list) {
+    for (auto& item : list) {
+      const std::string text = item.get<std::string>();
+      if (normalized.contains(text)) item = normalized[text];
+    }
+  };
+  for (auto& output : outputs) {
+    for (auto& [key, list] : output["requirements"].items()) fix(list);
+    for (auto& [key, list] : output["run_exports"].items()) fix(list);
+  }
+}
+
+struct Case {
+  fs::path recipe;
+  std::string platform;
+};
+
+std::vector<Case> differential_cases() {
+  std::vector<Case> cases;
+  const fs::path own = fs::path(GPUENV_SOURCE_DIR) / "tests/data/recipe";
+  const fs::path shared = testdata() / "recipes";
+  for (const char* platform : {"linux-64", "linux-aarch64", "osx-arm64", "win-64"}) {
+    for (const char* name : {"xtensor.yaml", "cuda_library.yaml", "staging.yaml"}) cases.push_back({own / name, platform});
+    for (const char* feedstock : {"numba-cuda-feedstock", "dask-core-feedstock", "distributed-feedstock"}) {
+      cases.push_back({shared / feedstock / "recipe/recipe.yaml", platform});
+    }
+  }
+  // RAPIDS recipes read pyproject.toml (load_from_file) and git, and need
+  // RAPIDS' CI environment: both tools must refuse them without it.
+  for (const char* recipe : {"rapidsai-rmm/conda/recipes/librmm", "rapidsai-rmm/conda/recipes/rmm",
+                             "rapidsai-ucxx/conda/recipes/libucxx", "rapidsai-ucxx/conda/recipes/ucxx",
+                             "rapidsai-ucx-py/conda/recipes/ucx-py"}) {
+    cases.push_back({shared / recipe / "recipe.yaml", "linux-64"});
+  }
+  return cases;
+}
+
+TEST(RecipeRattlerDifferential, ReadsWhatRattlerBuildRenders) {
+  const std::string python = test_python();
+  if (!fs::exists(python)) GTEST_SKIP() << python << " missing: scripts/setup.sh installs py-rattler-build there";
+  const fs::path helper = fs::path(GPUENV_SOURCE_DIR) / "tests/unit/recipe/rattler_render.py";
+  const fs::path scratch = fs::temp_directory_path() / ("gpuenv-recipe-differential-" + std::to_string(::getpid()));
+  fs::create_directories(scratch);
+  int compared = 0;
+  int matched = 0;
+  int packages = 0;
+  for (const auto& [path, platform] : differential_cases()) {
+    if (!fs::exists(path)) continue;
+    SCOPED_TRACE(path.string() + " on " + platform);
+    RecipeOptions options;
+    options.target_platform = options.build_platform = options.host_platform = platform;
+    options.variant = cuda_variant();
+    const auto recipe = read_recipe(path, options);
+    std::set<std::string> specs;
+    json ours = recipe ? describe_recipe(*recipe, specs) : json();
+    json request = {{"recipe", path.string()}, {"platform", platform}, {"variant", cuda_variant()}, {"specs", specs}};
+    const std::string answer = run_with_input("'" + python + "' '" + helper.string() + "'", request.dump(), scratch);
+    json theirs;
+    try {
+      theirs = json::parse(answer);
+    } catch (const json::exception&) {
+      fs::remove_all(scratch);
+      GTEST_SKIP() << "rattler-build did not answer (is py-rattler-build installed in " << python << "?): " << answer;
+    }
+    ++compared;
+    if (theirs.contains("error")) {
+      EXPECT_FALSE(recipe.has_value()) << "rattler-build refused it: " << theirs["error"];
+      if (!recipe.has_value()) ++matched;
+      continue;
+    }
+    ASSERT_TRUE(recipe.has_value()) << recipe.error().message;
+    normalize(ours, theirs["normalized"]);
+    EXPECT_EQ(ours.dump(1), theirs["outputs"].dump(1));
+    if (ours == theirs["outputs"]) {
+      ++matched;
+      packages += static_cast<int>(ours.size());
+    }
+  }
+  fs::remove_all(scratch);
+  std::printf("recipe differential: %d recipe/platform pairs compared with rattler-build, %d matched (%d packages)\n",
+              compared, matched, packages);
+  EXPECT_EQ(compared, matched);
+  EXPECT_GE(compared, 12);
+}
+
+}  // namespace
+}  // namespace gpuenv::recipe

@@ -1,0 +1,70 @@
+"""rattler-build's render of one recipe for one platform and variant, as JSON,
+for rattler_differential_test.cpp. Reads {"recipe", "platform", "variant",
+"specs"} on stdin; prints {"outputs": [...], "normalized": {spec: printed}}
+or {"error": message}. `normalized` is how rattler prints each of gpuenv's
+match spec strings, so the two sides compare in one dialect."""
+import json
+import sys
+
+import rattler
+from rattler_build import PlatformConfig, RenderConfig, Stage0Recipe, VariantConfig
+
+
+def dependency(item):
+    if isinstance(item, dict):
+        (kind, pin), = item.items()
+        return f"{kind}:{pin['name']}"
+    return str(item)
+
+
+def output_of(rendered):
+    d = rendered.recipe.to_dict()
+    requirements = d.get("requirements") or {}
+    run_exports = requirements.get("run_exports") or {}
+    ignore = requirements.get("ignore_run_exports") or {}
+    sources = []
+    for source in d.get("source") or []:
+        url = source.get("url")
+        sources.append({"url": url if isinstance(url, list) else ([url] if url else []),
+                        "sha256": source.get("sha256"), "md5": source.get("md5"),
+                        "git": source.get("git"), "path": source.get("path"),
+                        "patches": source.get("patches") or [],
+                        "target_directory": source.get("target_directory")})
+    about = d.get("about") or {}
+    return {
+        "name": d["package"]["name"],
+        "version": str(d["package"]["version"]),
+        "number": (d.get("build") or {}).get("number", 0),
+        "noarch": (d.get("build") or {}).get("noarch"),
+        "requirements": {key: [dependency(x) for x in requirements.get(key) or []]
+                         for key in ("build", "host", "run", "run_constraints")},
+        "run_exports": {key: [dependency(x) for x in run_exports.get(key) or []]
+                        for key in ("weak", "strong", "noarch", "weak_constraints", "strong_constraints")},
+        "ignore_run_exports": {key: ignore.get(key) or [] for key in ("by_name", "from_package")},
+        "sources": sources,
+        "about": {key: about.get(key) for key in ("summary", "license", "homepage", "repository", "documentation")},
+        "tests": [next(iter(test)) for test in d.get("tests") or []],
+    }
+
+
+def main():
+    request = json.load(sys.stdin)
+    normalized = {}
+    for spec in request.get("specs", []):
+        try:
+            normalized[spec] = str(rattler.MatchSpec(spec))
+        except Exception as error:  # noqa: BLE001 - reported, not fatal
+            normalized[spec] = f"invalid: {error}"
+    try:
+        recipe = Stage0Recipe.from_file(request["recipe"])
+        variants = "".join(f"{key}: [{json.dumps(value)}]\n" for key, value in request["variant"].items())
+        platform = request["platform"]
+        config = RenderConfig(platform=PlatformConfig(target_platform=platform, build_platform=platform,
+                                                      host_platform=platform))
+        rendered = recipe.render(VariantConfig.from_yaml(variants) if variants else VariantConfig(), config)
+        print(json.dumps({"outputs": [output_of(r) for r in rendered], "normalized": normalized}))
+    except Exception as error:  # noqa: BLE001 - the test compares refusals too
+        print(json.dumps({"error": str(error), "normalized": normalized}))
+
+
+main()

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <expected>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -177,27 +178,41 @@ TEST(RecipeRattlerDifferential, ReadsWhatRattlerBuildRenders) {
   const fs::path helper = fs::path(GPUENV_SOURCE_DIR) / "tests/unit/recipe/rattler_render.py";
   const fs::path scratch = fs::temp_directory_path() / ("gpuenv-recipe-differential-" + std::to_string(::getpid()));
   fs::create_directories(scratch);
-  int compared = 0;
-  int matched = 0;
-  int packages = 0;
+  struct Ours {
+    std::string label;
+    std::expected<Recipe, RecipeError> recipe;
+    json outputs;
+  };
+  std::vector<Ours> ours;
+  json requests = json::array();
   for (const auto& [path, platform] : differential_cases()) {
     if (!fs::exists(path)) continue;
-    SCOPED_TRACE(path.string() + " on " + platform);
     RecipeOptions options;
     options.target_platform = options.build_platform = options.host_platform = platform;
     options.variant = cuda_variant();
-    const auto recipe = read_recipe(path, options);
+    auto recipe = read_recipe(path, options);
     std::set<std::string> specs;
-    json ours = recipe ? describe_recipe(*recipe, specs) : json();
-    json request = {{"recipe", path.string()}, {"platform", platform}, {"variant", cuda_variant()}, {"specs", specs}};
-    const std::string answer = run_with_input("'" + python + "' '" + helper.string() + "'", request.dump(), scratch);
-    json theirs;
-    try {
-      theirs = json::parse(answer);
-    } catch (const json::exception&) {
-      fs::remove_all(scratch);
-      GTEST_SKIP() << "rattler-build did not answer (is py-rattler-build installed in " << python << "?): " << answer;
-    }
+    json outputs = recipe ? describe_recipe(*recipe, specs) : json();
+    ours.push_back({path.string() + " on " + platform, std::move(recipe), std::move(outputs)});
+    requests.push_back({{"recipe", path.string()}, {"platform", platform}, {"variant", cuda_variant()}, {"specs", specs}});
+  }
+  const std::string answer = run_with_input("'" + python + "' '" + helper.string() + "'", requests.dump(), scratch);
+  json answers;
+  try {
+    answers = json::parse(answer);
+  } catch (const json::exception&) {
+  }
+  if (!answers.is_array() || answers.size() != ours.size()) {
+    fs::remove_all(scratch);
+    GTEST_SKIP() << "rattler-build did not answer (is py-rattler-build installed in " << python << "?): " << answer;
+  }
+  int compared = 0;
+  int matched = 0;
+  int packages = 0;
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    auto& [label, recipe, outputs] = ours[i];
+    const json& theirs = answers[i];
+    SCOPED_TRACE(label);
     ++compared;
     if (theirs.contains("error")) {
       EXPECT_FALSE(recipe.has_value()) << "rattler-build refused it: " << theirs["error"];
@@ -205,11 +220,11 @@ TEST(RecipeRattlerDifferential, ReadsWhatRattlerBuildRenders) {
       continue;
     }
     ASSERT_TRUE(recipe.has_value()) << recipe.error().message;
-    normalize(ours, theirs["normalized"]);
-    EXPECT_EQ(ours.dump(1), theirs["outputs"].dump(1));
-    if (ours == theirs["outputs"]) {
+    normalize(outputs, theirs["normalized"]);
+    EXPECT_EQ(outputs.dump(1), theirs["outputs"].dump(1));
+    if (outputs == theirs["outputs"]) {
       ++matched;
-      packages += static_cast<int>(ours.size());
+      packages += static_cast<int>(outputs.size());
     }
   }
   fs::remove_all(scratch);

@@ -1,7 +1,8 @@
-"""rattler-build's render of one recipe for one platform and variant, as JSON,
-for rattler_differential_test.cpp. Reads {"recipe", "platform", "variant",
-"specs"} on stdin; prints {"outputs": [...], "normalized": {spec: printed}}
-or {"error": message}. `normalized` is how rattler prints each of gpuenv's
+"""rattler-build's render of recipes, each for one platform and variant, as
+JSON, for rattler_differential_test.cpp. Reads a list of {"recipe",
+"platform", "variant", "specs"} on stdin (one process for all: starting
+Python is most of the cost); prints a list of {"outputs": [...],
+"normalized": {spec: printed}} or {"error": message}. `normalized` is how rattler prints each of gpuenv's
 match spec strings, so the two sides compare in one dialect."""
 import json
 import sys
@@ -47,8 +48,7 @@ def output_of(rendered):
     }
 
 
-def main():
-    request = json.load(sys.stdin)
+def answer(request):
     normalized = {}
     for spec in request.get("specs", []):
         try:
@@ -62,9 +62,9 @@ def main():
         config = RenderConfig(platform=PlatformConfig(target_platform=platform, build_platform=platform,
                                                       host_platform=platform))
         rendered = recipe.render(VariantConfig.from_yaml(variants) if variants else VariantConfig(), config)
-        print(json.dumps({"outputs": [output_of(r) for r in rendered], "normalized": normalized}))
+        return {"outputs": [output_of(r) for r in rendered], "normalized": normalized}
     except Exception as error:  # noqa: BLE001 - the test compares refusals too
-        print(json.dumps({"error": str(error), "normalized": normalized}))
+        return {"error": str(error), "normalized": normalized}
 
 
-main()
+print(json.dumps([answer(request) for request in json.load(sys.stdin)]))

@@ -158,9 +158,12 @@ Value call_function(std::string_view name, const Arguments& arguments, const Cal
   }
   if (name == "cdt") {
     const Parameters parameters(arguments, {"name"}, 1, site);
-    const std::string arch_part = split_platform(site.context.target_platform).arch;
+    // The target's architecture, else the build machine's (a noarch target).
+    std::string arch_part = split_platform(site.context.target_platform).arch;
+    if (arch_part.empty()) arch_part = split_platform(site.context.build_platform).arch;
+    if (arch_part.empty()) site.fail(Kind::undefined, "no target or build architecture for");
     std::string arch = std::string(architecture_name(arch_part));
-    if (arch.empty() || arch == "x86") arch = "x86_64";
+    if (arch == "x86") arch = "x86_64";
     std::string cdt_name = variant_value(site, "cdt_name");
     if (cdt_name.empty()) cdt_name = (arch == "aarch64" || arch == "ppc64le" || arch == "s390x") ? "cos7" : "cos6";
     if (const std::string cdt_arch = variant_value(site, "cdt_arch"); !cdt_arch.empty()) arch = cdt_arch;

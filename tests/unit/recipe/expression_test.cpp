@@ -5,225 +5,19 @@
 
 #include <string>
 
+#include "expression_cases.hpp"
 #include "gpuenv/recipe/expression.hpp"
 
 namespace gpuenv::recipe {
 namespace {
 
-EvaluationContext sample_context(std::string platform = "linux-64") {
-  EvaluationContext context;
-  context.variables["version"] = Value::string("1.2.3");
-  context.variables["name"] = Value::string("foo");
-  context.variables["lst"] = Value::list({Value::integer(1), Value::integer(2), Value::integer(3)});
-  context.variables["num"] = Value::integer(5);
-  context.variables["flag"] = Value::boolean(true);
-  context.variant = {{"cuda_compiler_version", "12.9"}, {"c_compiler", "gcc"},       {"c_compiler_version", "13"},
-                     {"c_stdlib", "sysroot"},           {"c_stdlib_version", "2.17"}, {"cuda_compiler", "cuda-nvcc"}};
-  context.target_platform = platform;
-  context.environment = {{"HOME", "/root"}};
-  return context;
-}
+using testing::sample_context;
+using testing::rattler_build_cases;
+using testing::rattler_build_errors;
 
 std::string printed(std::string_view expression, const EvaluationContext& context = sample_context()) {
   return render_template("${{ " + std::string(expression) + " }}", context).display();
 }
-
-struct Case {
-  const char* expression;
-  const char* expected;
-};
-
-// Expression -> rattler-build's printed result (linux-64, sample_context()).
-constexpr Case rattler_build_cases[] = {
-    {"name|upper", "FOO"},
-    {"[1,2]", "[1, 2]"},
-    {"lst", "[1, 2, 3]"},
-    {"{'a':1}", "{\"a\": 1}"},
-    {"{'b': [1], 'a': 'x'}", "{\"a\": \"x\", \"b\": [1]}"},
-    {"none", "none"},
-    {"None", "none"},
-    {"True", "true"},
-    {"flag", "true"},
-    {"num + 1", "6"},
-    {"1.0", "1.0"},
-    {"1.50", "1.5"},
-    {"3/1", "3.0"},
-    {"10/4", "2.5"},
-    {"7//2", "3"},
-    {"2**3", "8"},
-    {"1e3", "1000.0"},
-    {"1e20", "100000000000000000000.0"},
-    {"1e-7", "0.0000001"},
-    {"0.1+0.2", "0.30000000000000004"},
-    {"-0.0", "-0.0"},
-    {"1/0", "inf"},
-    {"-1/0", "-inf"},
-    {"1/0*0", "NaN"},
-    {"7%3", "1"},
-    {"-7%3", "2"},
-    {"-7//2", "-4"},
-    {"7.5//2", "3.0"},
-    {"1 + 2 * 3", "7"},
-    {"-1", "-1"},
-    {"'a' * 3", "aaa"},
-    {"1 + true", "2"},
-    {"version | version_to_buildstring", "12"},
-    {"'12.9'|version_to_buildstring", "129"},
-    {"'12'|version_to_buildstring", "12"},
-    {"'1.2.3.4'|version_to_buildstring", "12"},
-    {"'1.2a'|version_to_buildstring", "12a"},
-    {"none|version_to_buildstring", "none"},
-    {"num|version_to_buildstring", "5"},
-    {"compiler('cuda')", "cuda-nvcc_linux-64 =12.9"},
-    {"compiler('c')", "gcc_linux-64 =13"},
-    {"compiler('cxx')", "gxx_linux-64"},
-    {"compiler('fortran')", "gfortran_linux-64"},
-    {"compiler('rust')", "rust_linux-64"},
-    {"compiler(1)", "1_linux-64"},
-    {"stdlib('c')", "sysroot_linux-64 =2.17"},
-    {"cdt('x')", "x-cos6-x86_64"},
-    {"pin_subpackage('x', upper_bound='x.x')",
-     "{\"pin_subpackage\":{\"name\":\"x\",\"lower_bound\":\"x.x.x.x.x.x\",\"upper_bound\":\"x.x\"}}"},
-    {"pin_subpackage('testpkg', exact=True)", "{\"pin_subpackage\":{\"name\":\"testpkg\",\"exact\":true}}"},
-    {"pin_compatible('x', lower_bound='1.0', upper_bound='2.0')",
-     "{\"pin_compatible\":{\"name\":\"x\",\"lower_bound\":\"1.0\",\"upper_bound\":\"2.0\"}}"},
-    {"pin_subpackage('x', lower_bound=none, upper_bound=none)", "{\"pin_subpackage\":{\"name\":\"x\"}}"},
-    {"pin_subpackage('x', build='abc*')",
-     "{\"pin_subpackage\":{\"name\":\"x\",\"lower_bound\":\"x.x.x.x.x.x\",\"upper_bound\":\"x\",\"build\":\"abc*\"}}"},
-    {"pin_subpackage(1)", "{\"pin_subpackage\":{\"name\":\"1\",\"lower_bound\":\"x.x.x.x.x.x\",\"upper_bound\":\"x\"}}"},
-    {"is_linux(target_platform)", "true"},
-    {"is_unix('osx-64')", "true"},
-    {"lst|join(',')", "1,2,3"},
-    {"lst|join", "123"},
-    {"lst|join(none)", "123"},
-    {"lst | join(', ')", "1, 2, 3"},
-    {"[1,'a']|join('-')", "1-a"},
-    {"lst|length", "3"},
-    {"'abc'|length", "3"},
-    {"lst[0]", "1"},
-    {"lst[-1]", "3"},
-    {"lst.0", "1"},
-    {"lst[1:]", "[2, 3]"},
-    {"lst[:-1]", "[1, 2]"},
-    {"'abc'[1]", "b"},
-    {"'abc'[1:]", "bc"},
-    {"'abc'[::-1]", "cba"},
-    {"{'a':1}.a", "1"},
-    {"{'a':1}['a']", "1"},
-    {"'1.9'|int", "1"},
-    {"3.7|int", "3"},
-    {"true|int", "1"},
-    {"'12'|int + 1", "13"},
-    {"lst|min", "1"},
-    {"lst|max", "3"},
-    {"lst|sort", "[1, 2, 3]"},
-    {"lst|reverse", "[3, 2, 1]"},
-    {"lst|unique", "[1, 2, 3]"},
-    {"lst|list", "[1, 2, 3]"},
-    {"lst|last", "3"},
-    {"lst|first", "1"},
-    {"[1,2]|first", "1"},
-    {"'ab'|last", "b"},
-    {"''|default('d')", ""},
-    {"''|default('d', true)", "d"},
-    {"none|default('d')", "none"},
-    {"undefinedvar | default('x')", "x"},
-    {"num|default(3)", "5"},
-    {"'a' ~ none", "anone"},
-    {"'a' ~ 1.5", "a1.5"},
-    {"'a' ~ true", "atrue"},
-    {"1 ~ 'a'", "1a"},
-    {"lst ~ 'x'", "[1, 2, 3]x"},
-    {"'a' ~ [1,'b']", "a[1, \"b\"]"},
-    {"[none, true, 'a', 1.5]", "[none, true, \"a\", 1.5]"},
-    {"[lst]", "[[1, 2, 3]]"},
-    {"'a' + 'b'", "ab"},
-    {"'a' 'b'", "ab"},
-    {"1 == 1.0", "true"},
-    {"1 == true", "true"},
-    {"'1' == 1", "false"},
-    {"'a' < 'b'", "true"},
-    {"lst < lst", "false"},
-    {"'a' < 1", "false"},
-    {"none < 1", "true"},
-    {"none == none", "true"},
-    {"1 != 2", "true"},
-    {"1 < 2 < 3", "true"},
-    {"1 in lst", "true"},
-    {"'ab' in lst", "false"},
-    {"'x' in 'xyz'", "true"},
-    {"'z' not in 'abc'", "true"},
-    {"not 'x' in 'abc'", "true"},
-    {"not true", "false"},
-    {"not lst", "false"},
-    {"1 < 2 and 3", "3"},
-    {"true and none", "false"},
-    {"'a' and none", "false"},
-    {"'x' and 0", "false"},
-    {"0 and 'x'", "false"},
-    {"none and 'x'", "false"},
-    {"1 and 2", "2"},
-    {"1 and 0.0", "false"},
-    {"none or 'x'", "x"},
-    {"'' or 0", "0"},
-    {"0 or ''", ""},
-    {"'a' or 'b'", "a"},
-    {"false or none", "none"},
-    {"'a' if false", ""},
-    {"('a' if false) is defined", "false"},
-    {"undefinedvar is defined", "false"},
-    {"'' is defined", "true"},
-    {"none is none", "true"},
-    {"'x' is not none", "true"},
-    {"num is number", "true"},
-    {"num is string", "false"},
-    {"name is string", "true"},
-    {"lst is sequence", "true"},
-    {"num is even", "false"},
-    {"num is odd", "true"},
-    {"num is defined and num > 3", "true"},
-    {"name[0]|upper", "F"},
-    {"(1)", "1"},
-    {"(1,2)", "[1, 2]"},
-    {"[1,2,][1]", "2"},
-    {"[]", "[]"},
-    {"'ABC'|lower", "abc"},
-    {"' x '|trim", "x"},
-    {"'x'|upper|lower", "x"},
-    {"version|replace('.', '_')", "1_2_3"},
-    {"target_platform | replace('-', '_')", "linux_64"},
-    {"'1.2.3'|split('.')|length", "3"},
-    {"'a,b'|split(',')|last", "b"},
-    {"'aXbX'|split('X')", "[\"a\", \"b\", \"\"]"},
-    {"'a b  c'|split", "[\"a\", \"b\", \"c\"]"},
-    {"'x'|split('')", "[\"\", \"x\", \"\"]"},
-    {"version|split('.')|first", "1"},
-    {"version|split('.')|join('.')", "1.2.3"},
-    {"num|abs", "5"},
-    {"-num|abs", "5"},
-    {"'\\n'|length", "1"},
-    {"match(version, '>=1.2')", "true"},
-    {"match('12.9', '12.*')", "true"},
-    {"match('12.9', '>=12')", "true"},
-    {"match(num, '>=5')", "true"},
-    {"match(none, '>=5')", "true"},
-    {"match('x', '>=1')", "false"},
-    {"env.exists('HOME')", "true"},
-    {"env.exists('NOPE_X')", "false"},
-    {"env.get('NOPE_X', default='d')", "d"},
-    {"env.get('NOPE', default=1)", "1"},
-    {"env.get('HOME')", "/root"},
-    {"cuda_compiler_version", "12.9"},
-    {"target_platform", "linux-64"},
-    {"build_platform", "linux-64"},
-    {"host_platform", "linux-64"},
-    {"unix", "true"},
-    {"linux", "true"},
-    {"linux64", "true"},
-    {"win", "false"},
-    {"linux and x86_64", "true"},
-    {"aarch64", "false"},
-};
 
 TEST(RecipeExpression, PrintsWhatRattlerBuildPrints) {
   for (const auto& [expression, expected] : rattler_build_cases) {
@@ -235,62 +29,6 @@ TEST(RecipeExpression, PrintsWhatRattlerBuildPrints) {
     }
   }
 }
-
-// Expressions rattler-build refuses; each must be an ExpressionError of the kind given.
-struct ErrorCase {
-  const char* expression;
-  ExpressionError::Kind kind;
-};
-constexpr ErrorCase rattler_build_errors[] = {
-    {"undefinedvar", ExpressionError::Kind::undefined},
-    {"undefinedvar.foo", ExpressionError::Kind::undefined},
-    {"undefinedvar == 1", ExpressionError::Kind::undefined},
-    {"not undefinedvar", ExpressionError::Kind::undefined},
-    {"undefinedvar ~ 'a'", ExpressionError::Kind::undefined},
-    {"'a' if undefinedvar else 'b'", ExpressionError::Kind::undefined},
-    {"x if true else y", ExpressionError::Kind::undefined},
-    {"lst[5]", ExpressionError::Kind::undefined},
-    {"'abc'[9]", ExpressionError::Kind::undefined},
-    {"{'a':1}['b']", ExpressionError::Kind::undefined},
-    {"num.foo", ExpressionError::Kind::undefined},
-    {"[]|first", ExpressionError::Kind::undefined},
-    {"''|first", ExpressionError::Kind::undefined},
-    {"env['HOME']", ExpressionError::Kind::undefined},
-    {"env.HOME", ExpressionError::Kind::undefined},
-    {"PKG_NAME", ExpressionError::Kind::undefined},
-    {"linux_aarch64", ExpressionError::Kind::undefined},
-    {"'%s' % 1", ExpressionError::Kind::invalid_operation},
-    {"'a' + 1", ExpressionError::Kind::invalid_operation},
-    {"-'a'", ExpressionError::Kind::invalid_operation},
-    {"1//0", ExpressionError::Kind::invalid_operation},
-    {"2**-1", ExpressionError::Kind::invalid_operation},
-    {"'x'|int", ExpressionError::Kind::invalid_operation},
-    {"'0x10'|int", ExpressionError::Kind::invalid_operation},
-    {"' 7 '|int", ExpressionError::Kind::invalid_operation},
-    {"'a'|replace('a', 'b', 1)", ExpressionError::Kind::invalid_operation},
-    {"lst|join('-', 'x')", ExpressionError::Kind::invalid_operation},
-    {"'a'|lower('x')", ExpressionError::Kind::invalid_operation},
-    {"compiler()", ExpressionError::Kind::invalid_operation},
-    {"cdt()", ExpressionError::Kind::invalid_operation},
-    {"is_linux()", ExpressionError::Kind::invalid_operation},
-    {"pin_subpackage('x', exact=true, upper_bound='x')", ExpressionError::Kind::invalid_operation},
-    {"pin_subpackage('x', foo=1)", ExpressionError::Kind::invalid_operation},
-    {"pin_subpackage('x', max_pin='x.x')", ExpressionError::Kind::invalid_operation},
-    {"match('1.2', 'x y z')", ExpressionError::Kind::invalid_operation},
-    {"env.get('NOPE_X')", ExpressionError::Kind::invalid_operation},
-    {"env.get('NOPE', 'd')", ExpressionError::Kind::invalid_operation},
-    {"env.get()", ExpressionError::Kind::invalid_operation},
-    {"'a,b'.split(',')", ExpressionError::Kind::unknown_name},
-    {"'abc'.upper()", ExpressionError::Kind::unknown_name},
-    {"num|string", ExpressionError::Kind::unknown_name},
-    {"lst|sum", ExpressionError::Kind::unknown_name},
-    {"undefinedvar|d('x')", ExpressionError::Kind::unknown_name},
-    {"num is divisibleby(5)", ExpressionError::Kind::unknown_name},
-    {"range(3)", ExpressionError::Kind::unknown_name},
-    {"dict(a=1)", ExpressionError::Kind::unknown_name},
-    {"is_win('win-64')", ExpressionError::Kind::unknown_name},
-    {"version_to_buildstring(version)", ExpressionError::Kind::unknown_name},
-};
 
 TEST(RecipeExpression, RefusesWhatRattlerBuildRefuses) {
   for (const auto& [expression, kind] : rattler_build_errors) {
@@ -348,6 +86,14 @@ TEST(RecipeExpression, PlatformBooleansAndDefaultsFollowTheTargetPlatform) {
     EXPECT_EQ(printed(tests, context), row.tests);
     EXPECT_EQ(printed("cdt('x')", context), row.cdt);
   }
+}
+
+TEST(RecipeExpression, CdtNeedsAnArchitecture) {
+  auto context = sample_context("noarch");
+  context.build_platform = "noarch";
+  EXPECT_THROW(printed("cdt('x')", context), ExpressionError);
+  context.build_platform = "linux-aarch64";
+  EXPECT_EQ(printed("cdt('x')", context), "x-cos7-aarch64");
 }
 
 TEST(RecipeExpression, WholeScalarKeepsItsTypeAndMixedTextPrints) {

@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 
+#include "expression_cases.hpp"
 #include "gpuenv/recipe/recipe.hpp"
 
 namespace gpuenv::recipe {
@@ -172,12 +173,83 @@ std::vector<Case> differential_cases() {
   return cases;
 }
 
-TEST(RecipeRattlerDifferential, ReadsWhatRattlerBuildRenders) {
+// rattler_render.py's answers to `requests`, one per request; empty when
+// the tools are missing or did not answer (`why` says what happened).
+json ask_rattler_build(const json& requests, std::string& why) {
   const std::string python = test_python();
-  if (!fs::exists(python)) GTEST_SKIP() << python << " missing: scripts/setup.sh installs py-rattler-build there";
+  if (!fs::exists(python)) {
+    why = python + " missing: scripts/setup.sh installs py-rattler-build there";
+    return json();
+  }
   const fs::path helper = fs::path(GPUENV_SOURCE_DIR) / "tests/unit/recipe/rattler_render.py";
   const fs::path scratch = fs::temp_directory_path() / ("gpuenv-recipe-differential-" + std::to_string(::getpid()));
   fs::create_directories(scratch);
+  const std::string answer = run_with_input("'" + python + "' '" + helper.string() + "'", requests.dump(), scratch);
+  fs::remove_all(scratch);
+  json answers;
+  try {
+    answers = json::parse(answer);
+  } catch (const json::exception&) {
+  }
+  if (!answers.is_array() || answers.size() != requests.size()) {
+    why = "rattler-build did not answer (is py-rattler-build installed in " + python + "?): " + answer.substr(0, 2000);
+    return json();
+  }
+  return answers;
+}
+
+TEST(RecipeRattlerDifferential, ExpressionsPrintWhatRattlerBuildPrints) {
+  struct Ours {
+    std::string expression;
+    std::string platform;
+    std::optional<std::string> printed;  // nullopt: refused
+  };
+  std::vector<Ours> ours;
+  auto add = [&](const char* expression, const std::string& platform) {
+    std::optional<std::string> printed;
+    try {
+      // rattler_render.py renders with all three platforms the same.
+      auto context = testing::sample_context(platform);
+      context.build_platform = context.host_platform = platform;
+      printed = render_template("${{ " + std::string(expression) + " }}", context).display();
+    } catch (const ExpressionError&) {
+    }
+    ours.push_back({expression, platform, printed});
+  };
+  for (const auto& [expression, expected] : testing::rattler_build_cases) add(expression, "linux-64");
+  for (const auto& [expression, kind] : testing::rattler_build_errors) add(expression, "linux-64");
+  for (const char* platform : {"osx-arm64", "win-64", "linux-aarch64", "noarch"}) {
+    for (const char* expression : {"[linux, osx, win, unix, x86_64, aarch64, arm64, ppc64le, linux64, win64, osx64]",
+                                   "compiler('c') ~ ' ' ~ compiler('cxx') ~ ' ' ~ compiler('fortran')", "cdt('x')",
+                                   "[is_linux(target_platform), is_osx(target_platform), is_unix(target_platform)]"}) {
+      add(expression, platform);
+    }
+  }
+  json requests = json::array();
+  for (const auto& item : ours) requests.push_back({{"expression", item.expression}, {"platform", item.platform}});
+  std::string why;
+  const json answers = ask_rattler_build(requests, why);
+  if (answers.is_null()) GTEST_SKIP() << why;
+  int matched = 0;
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    SCOPED_TRACE(ours[i].expression + " on " + ours[i].platform);
+    const json& theirs = answers[i];
+    if (theirs.contains("error")) {
+      EXPECT_FALSE(ours[i].printed.has_value()) << "gpuenv printed '" << *ours[i].printed
+                                                << "'; rattler-build refused: " << theirs["error"];
+      if (!ours[i].printed) ++matched;
+    } else if (!ours[i].printed) {
+      ADD_FAILURE() << "gpuenv refused; rattler-build printed " << theirs["printed"];
+    } else {
+      EXPECT_EQ(*ours[i].printed, theirs["printed"].get<std::string>());
+      if (*ours[i].printed == theirs["printed"].get<std::string>()) ++matched;
+    }
+  }
+  std::printf("expression differential: %zu expressions compared with rattler-build, %d matched\n", ours.size(), matched);
+  EXPECT_EQ(static_cast<std::size_t>(matched), ours.size());
+}
+
+TEST(RecipeRattlerDifferential, ReadsWhatRattlerBuildRenders) {
   struct Ours {
     std::string label;
     std::expected<Recipe, RecipeError> recipe;
@@ -196,16 +268,9 @@ TEST(RecipeRattlerDifferential, ReadsWhatRattlerBuildRenders) {
     ours.push_back({path.string() + " on " + platform, std::move(recipe), std::move(outputs)});
     requests.push_back({{"recipe", path.string()}, {"platform", platform}, {"variant", cuda_variant()}, {"specs", specs}});
   }
-  const std::string answer = run_with_input("'" + python + "' '" + helper.string() + "'", requests.dump(), scratch);
-  json answers;
-  try {
-    answers = json::parse(answer);
-  } catch (const json::exception&) {
-  }
-  if (!answers.is_array() || answers.size() != ours.size()) {
-    fs::remove_all(scratch);
-    GTEST_SKIP() << "rattler-build did not answer (is py-rattler-build installed in " << python << "?): " << answer;
-  }
+  std::string why;
+  const json answers = ask_rattler_build(requests, why);
+  if (answers.is_null()) GTEST_SKIP() << why;
   int compared = 0;
   int matched = 0;
   int packages = 0;
@@ -227,7 +292,6 @@ TEST(RecipeRattlerDifferential, ReadsWhatRattlerBuildRenders) {
       packages += static_cast<int>(outputs.size());
     }
   }
-  fs::remove_all(scratch);
   std::printf("recipe differential: %d recipe/platform pairs compared with rattler-build, %d matched (%d packages)\n",
               compared, matched, packages);
   EXPECT_EQ(compared, matched);

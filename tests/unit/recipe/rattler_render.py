@@ -2,9 +2,13 @@
 JSON, for rattler_differential_test.cpp. Reads a list of {"recipe",
 "platform", "variant", "specs"} on stdin (one process for all: starting
 Python is most of the cost); prints a list of {"outputs": [...],
-"normalized": {spec: printed}} or {"error": message}. `normalized` is how rattler prints each of gpuenv's
+"normalized": {spec: printed}} or {"error": message}. A request
+{"expression", "platform"} instead renders that `${{ }}` expression in a
+small recipe (the context of expression_cases.hpp) and answers {"printed"}
+or {"error"}. `normalized` is how rattler prints each of gpuenv's
 match spec strings, so the two sides compare in one dialect."""
 import json
+import os
 import sys
 
 import rattler
@@ -48,7 +52,41 @@ def output_of(rendered):
     }
 
 
+EXPRESSION_RECIPE = """context:
+  version: "1.2.3"
+  name: foo
+  lst: [1, 2, 3]
+  num: 5
+  flag: true
+package:
+  name: testpkg
+  version: "1.0"
+about:
+  summary: %s
+"""
+EXPRESSION_VARIANT = {"cuda_compiler_version": "12.9", "c_compiler": "gcc", "c_compiler_version": "13",
+                      "c_stdlib": "sysroot", "c_stdlib_version": "2.17", "cuda_compiler": "cuda-nvcc"}
+
+
+def expression_answer(request):
+    os.environ["HOME"] = "/root"
+    for name in ("NOPE", "NOPE_X"):
+        os.environ.pop(name, None)
+    try:
+        recipe = Stage0Recipe.from_yaml(EXPRESSION_RECIPE % json.dumps("${{ " + request["expression"] + " }}"))
+        variants = "".join(f"{key}: [{json.dumps(value)}]\n" for key, value in EXPRESSION_VARIANT.items())
+        platform = request["platform"]
+        config = RenderConfig(platform=PlatformConfig(target_platform=platform, build_platform=platform,
+                                                      host_platform=platform))
+        rendered = recipe.render(VariantConfig.from_yaml(variants), config)
+        return {"printed": rendered[0].recipe.to_dict()["about"].get("summary", "")}
+    except Exception as error:  # noqa: BLE001 - refusals are answers
+        return {"error": str(error)}
+
+
 def answer(request):
+    if "expression" in request:
+        return expression_answer(request)
     normalized = {}
     for spec in request.get("specs", []):
         try:

@@ -163,13 +163,18 @@ class Resolver {
       }
       case RecipeNode::Kind::map: {
         if (is_selector(node)) {
-          const RecipeNode* branch = choose(node);
-          if (branch == nullptr) {
-            RecipeNode nothing;
-            nothing.position = node.position;
-            return nothing;
+          // Selectors stand in lists (at any depth). rattler-build reads a
+          // single source mapping as a list of one, so one may stand there too;
+          // anywhere else it refuses `if` as an unknown field, and so does gpuenv.
+          if (key != "source") {
+            state_.fail(RecipeError::Kind::unknown_field, node.position, "if",
+                        "a selector (if/then/else) stands in a list, not as the value of '" + std::string(key) + "':");
           }
-          return resolve(*branch, depth + 1, keep_templates, key);
+          RecipeNode list;
+          list.kind = RecipeNode::Kind::sequence;
+          list.position = node.position;
+          append(list, node, depth, keep_templates);
+          return list;
         }
         RecipeNode result;
         result.kind = RecipeNode::Kind::map;

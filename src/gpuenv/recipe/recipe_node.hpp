@@ -1,6 +1,6 @@
 // The YAML of a recipe as the reader walks it: first copied out of yaml-cpp
 // with positions (duplicate keys refused, depth bounded), then resolved for
-// one platform and variant: `if/then/else` selectors chosen at any level and
+// one platform and variant: `if/then/else` selectors chosen (in lists, at any depth) and
 // `${{ }}` templates rendered. Internal to the recipe module.
 #pragma once
 

@@ -198,6 +198,12 @@ Recipe read_recipe_document(const YAML::Node& root, std::string_view file, std::
       if (output.kind != RecipeNode::Kind::null) recipe.outputs.push_back(read_output(output, state));
     }
     check_output_names(recipe, state);
+    for (const auto& output : recipe.outputs) {
+      if (output.kind == Output::Kind::package && !output.version && !version) {
+        state.fail(RecipeError::Kind::missing_field, output.position, "version",
+                   "a package output needs a version (its own or the recipe's):");
+      }
+    }
   } else {
     if (const RecipeNode* top = sections.find("recipe")) {
       state.fail(RecipeError::Kind::invalid_value, top->position, "recipe", "a recipe without outputs uses 'package:', not");

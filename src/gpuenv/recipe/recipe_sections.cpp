@@ -37,9 +37,7 @@ Source read_source(const RecipeNode& node, const ReadState& state) {
     source.sha256 = checksum(node, "sha256", 64, state);
     source.md5 = checksum(node, "md5", 32, state);
     source.file_name = optional_text(node, "file_name", state);
-    if (!source.sha256 && !source.md5) {
-      state.fail(RecipeError::Kind::missing_field, node.position, "url", "a url source needs sha256 or md5:");
-    }
+    // No checksum is accepted, as rattler-build does; lint is where it is flagged.
   } else if (node.find("git") != nullptr) {
     check_keys(node, {"git", "branch", "tag", "rev", "depth", "lfs", "patches", "target_directory"}, "a git source",
                state);
@@ -313,7 +311,7 @@ About read_about(const RecipeNode* node, const ReadState& state) {
   if (node == nullptr || node->kind == RecipeNode::Kind::null) return about;
   expect_map(*node, "about", state);
   check_keys(*node, {"homepage", "repository", "documentation", "license", "license_family", "license_file",
-                     "license_url", "summary", "description", "prelink_message"},
+                     "summary", "description"},
              "about", state);
   about.homepage = optional_text(*node, "homepage", state);
   about.repository = optional_text(*node, "repository", state);

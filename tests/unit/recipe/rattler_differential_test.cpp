@@ -249,6 +249,64 @@ TEST(RecipeRattlerDifferential, ExpressionsPrintWhatRattlerBuildPrints) {
   EXPECT_EQ(static_cast<std::size_t>(matched), ours.size());
 }
 
+// Small recipes at the edges of the format: both tools accept, or both refuse.
+TEST(RecipeRattlerDifferential, AcceptsAndRefusesWhatRattlerBuildDoes) {
+  const char* recipes[] = {
+      // accepted
+      "package: {name: x, version: '1'}\nsource:\n  url: https://x/y.tgz\n",
+      "package: {name: X_Y, version: '1'}\n",
+      "package: {name: x, version: '1'}\nrequirements:\n  ignore_run_exports:\n    by_name: ['foo >=1']\n",
+      "package: {name: x, version: '1'}\nbuild:\n  number: '3'\n",
+      "package: {name: x, version: 1.10}\n",
+      "package: {name: x, version: '1'}\nrequirements:\n  build:\n    - ${{ 'python' if win }}\n    - cmake\n",
+      "recipe: {name: x, version: '1'}\noutputs:\n  - package: {name: a}\n  - package: {name: b, version: '2'}\n",
+      "package: {name: x, version: '1'}\nsource:\n  if: linux\n  then:\n    url: https://x/y.tgz\n",
+      // refused
+      "package: {name: x, version: '1'}\nfoo: 1\n",
+      "package: {name: x, version: '1'}\nbuild:\n  foo: 1\n",
+      "package: {name: x, version: '1'}\nbuild:\n  if: linux\n  then:\n    number: 3\n",
+      "package: {name: x, version: '1'}\nabout:\n  summary:\n    if: linux\n    then: a\n",
+      "package: {name: x, version: '1'}\nbuild:\n  script:\n    if: linux\n    then: echo 1\n",
+      "package: {name: x, version: '1'}\nbuild:\n  number: abc\n",
+      "package: {name: x, version: '1'}\nbuild:\n  merge_build_and_host_envs: yes\n",
+      "package: {name: x, version: '1'}\nbuild:\n  noarch: foo\n",
+      "package: {name: x, version: '1'}\nsource:\n  url: https://x/y.tgz\n  sha256: abc\n",
+      "package: {name: x, version: '1'}\nbuild:\n  number: 1\n  number: 2\n",
+      "package: {name: x, version: '1'}\nrequirements:\n  run:\n    - foo[[[\n",
+      "package: {name: x, version: '1'}\nrequirements:\n  run:\n    - if: linux\n      else: a\n",
+      "package: {name: x}\n",
+      "package: {name: x, version: 'not a version!'}\n",
+      "schema_version: 2\npackage: {name: x, version: '1'}\n",
+      "build: {number: 1}\n",
+      "recipe: {name: x}\noutputs:\n  - package: {name: a}\n",
+      "package: {name: x, version: '1'}\nbuild:\n  python:\n    entry_points: [nonsense]\n",
+      "package: {name: x, version: '1'}\nsource:\n  git: https://x\n  tag: a\n  branch: b\n",
+      "package: {name: x, version: '1'}\nbuild:\n  dynamic_linking:\n    overlinking_behavior: warn\n",
+      "package: {name: x, version: '1'}\nabout:\n  license_url: http://x\n",
+      "package: {name: x, version: '1'}\ntests:\n  - script: [echo]\n    files:\n      - a/*\n",
+      "context:\n  a: ${{ b }}\n  b: 1\npackage: {name: x, version: '1'}\n",
+  };
+  json requests = json::array();
+  std::vector<bool> accepted;
+  for (const char* text : recipes) {
+    RecipeOptions options;
+    options.variant = cuda_variant();
+    accepted.push_back(parse_recipe(text, "recipe.yaml", options).has_value());
+    requests.push_back({{"recipe_text", text}, {"platform", "linux-64"}, {"variant", cuda_variant()}, {"specs", json::array()}});
+  }
+  std::string why;
+  const json answers = ask_rattler_build(requests, why);
+  if (answers.is_null()) GTEST_SKIP() << why;
+  int matched = 0;
+  for (std::size_t i = 0; i < accepted.size(); ++i) {
+    SCOPED_TRACE(recipes[i]);
+    const bool rattler_accepted = !answers[i].contains("error");
+    EXPECT_EQ(accepted[i], rattler_accepted) << answers[i].dump();
+    if (accepted[i] == rattler_accepted) ++matched;
+  }
+  std::printf("recipe edge differential: %zu recipes compared with rattler-build, %d matched\n", accepted.size(), matched);
+}
+
 TEST(RecipeRattlerDifferential, ReadsWhatRattlerBuildRenders) {
   struct Ours {
     std::string label;

@@ -2,7 +2,8 @@
 JSON, for rattler_differential_test.cpp. Reads a list of {"recipe",
 "platform", "variant", "specs"} on stdin (one process for all: starting
 Python is most of the cost); prints a list of {"outputs": [...],
-"normalized": {spec: printed}} or {"error": message}. A request
+"normalized": {spec: printed}} or {"error": message} ("recipe_text" may
+stand for "recipe": the recipe itself). A request
 {"expression", "platform"} instead renders that `${{ }}` expression in a
 small recipe (the context of expression_cases.hpp) and answers {"printed"}
 or {"error"}. `normalized` is how rattler prints each of gpuenv's
@@ -94,7 +95,8 @@ def answer(request):
         except Exception as error:  # noqa: BLE001 - reported, not fatal
             normalized[spec] = f"invalid: {error}"
     try:
-        recipe = Stage0Recipe.from_file(request["recipe"])
+        recipe = (Stage0Recipe.from_yaml(request["recipe_text"]) if "recipe_text" in request
+                  else Stage0Recipe.from_file(request["recipe"]))
         variants = "".join(f"{key}: [{json.dumps(value)}]\n" for key, value in request["variant"].items())
         platform = request["platform"]
         config = RenderConfig(platform=PlatformConfig(target_platform=platform, build_platform=platform,

@@ -348,7 +348,7 @@ package: {name: x, version: "${{ v }}"}
   EXPECT_EQ(later.offending, "b");
 }
 
-TEST(RecipeReader, SelectorsWorkAtAnyLevelAndEmptyItemsDrop) {
+TEST(RecipeReader, SelectorsWorkInListsAtAnyDepthAndEmptyItemsDrop) {
   const std::string text = R"(
 package: {name: x, version: "1"}
 source:
@@ -368,22 +368,21 @@ requirements:
           then: cuda-cudart-dev
     - if: osx
       then: llvm-openmp
-about:
-  summary:
-    if: linux
-    then: on linux
-    else: elsewhere
 )";
   const Recipe linux_recipe = read_ok(text);
   EXPECT_EQ(linux_recipe.sources[0].kind, Source::Kind::url);
   EXPECT_EQ(specs_of(linux_recipe.requirements.build),
             (std::vector<std::string>{"cuda-nvcc_linux-64 =12.9", "cuda-cudart-dev"}));
-  EXPECT_EQ(linux_recipe.about.summary, "on linux");
   const Recipe osx_recipe = read_ok(text, cuda_options("osx-arm64"));
   EXPECT_EQ(osx_recipe.sources[0].kind, Source::Kind::path);
   EXPECT_EQ(specs_of(osx_recipe.requirements.build),
             (std::vector<std::string>{"cuda-nvcc_osx-arm64 =12.9", "cuda-cudart-dev", "llvm-openmp"}));
-  EXPECT_EQ(osx_recipe.about.summary, "elsewhere");
+  // Not as a mapping's value (rattler-build: "unknown field 'if'"), except a single source.
+  const RecipeError in_map = read_error("package: {name: x, version: '1'}\nabout:\n  summary:\n    if: linux\n    then: a\n");
+  EXPECT_EQ(in_map.kind, RecipeError::Kind::unknown_field);
+  EXPECT_EQ(in_map.line, 4u);
+  const Recipe single_source = read_ok("package: {name: x, version: '1'}\nsource:\n  if: linux\n  then:\n    path: a\n");
+  EXPECT_EQ(single_source.sources.size(), 1u);
 }
 
 TEST(RecipeReader, ErrorsNameFileLineColumnAndQuoteTheLine) {
@@ -416,7 +415,11 @@ TEST(RecipeReader, ErrorsNameFileLineColumnAndQuoteTheLine) {
       {"package: {name: x, version: '1'}\nbuild:\n  merge_build_and_host_envs: yes\n", RecipeError::Kind::invalid_value, 3},
       {"package: {name: x, version: '1'}\nbuild:\n  noarch: foo\n", RecipeError::Kind::invalid_value, 3},
       {"package: {name: x, version: '1'}\nsource:\n  url: https://x/y.tgz\n  sha256: abc\n", RecipeError::Kind::invalid_value, 4},
-      {"package: {name: x, version: '1'}\nsource:\n  url: https://x/y.tgz\n", RecipeError::Kind::missing_field, 3},
+      {"recipe: {name: x}\noutputs:\n  - package: {name: a}\n", RecipeError::Kind::missing_field, 3},
+      {"package: {name: x, version: '1'}\nabout:\n  license_url: http://x\n", RecipeError::Kind::unknown_field, 3},
+      {"package: {name: x, version: '1'}\nsource:\n  git: https://x\n  tag: a\n  branch: b\n", RecipeError::Kind::invalid_value, 3},
+      {"package: {name: x, version: '1'}\nbuild:\n  dynamic_linking:\n    overlinking_behavior: warn\n", RecipeError::Kind::invalid_value, 4},
+      {"package: {name: x, version: '1'}\nbuild:\n  python:\n    entry_points: [nonsense]\n", RecipeError::Kind::invalid_value, 4},
       {"package: {name: x, version: '1'}\nbuild:\n  number: 1\n  number: 2\n", RecipeError::Kind::invalid_value, 4},
       {"package: {name: x, version: '1'}\nrequirements:\n  run:\n    - foo[[[\n", RecipeError::Kind::invalid_value, 4},
       {"package: {name: x, version: '1'}\nrequirements:\n  run:\n    - if: linux\n      else: a\n", RecipeError::Kind::missing_field, 4},
@@ -427,8 +430,8 @@ TEST(RecipeReader, ErrorsNameFileLineColumnAndQuoteTheLine) {
       {"build: {number: 1}\n", RecipeError::Kind::missing_field, 1},
       {"- a\n- b\n", RecipeError::Kind::invalid_value, 1},
       {"package: [\n", RecipeError::Kind::not_yaml, 0},
-      {"recipe: {name: x}\noutputs:\n  - package: {name: a}\n  - package: {name: a}\n", RecipeError::Kind::invalid_value, 4},
-      {"recipe: {name: x}\noutputs:\n  - package: {name: a}\n    inherit: nope\n", RecipeError::Kind::invalid_value, 3},
+      {"recipe: {name: x, version: '1'}\noutputs:\n  - package: {name: a}\n  - package: {name: a}\n", RecipeError::Kind::invalid_value, 4},
+      {"recipe: {name: x, version: '1'}\noutputs:\n  - package: {name: a}\n    inherit: nope\n", RecipeError::Kind::invalid_value, 3},
   };
   for (const auto& [text, kind, line] : cases) {
     SCOPED_TRACE(text);

@@ -107,7 +107,7 @@ class YamlCopier {
           }
           RecipeNode value = copy(entry.second, depth + 1);
           if (value.position.line == 0) value.position = position_of(entry.first);
-          result.entries.emplace_back(key, std::move(value));
+          result.entries.push_back(RecipeEntry{key, std::move(value)});
         }
         break;
     }
@@ -181,7 +181,7 @@ class Resolver {
         result.position = node.position;
         for (const auto& [entry, value] : node.entries) {
           const bool raw = keep_templates || keeps_templates(key, entry, value);
-          result.entries.emplace_back(entry, resolve(value, depth + 1, raw, entry));
+          result.entries.push_back(RecipeEntry{entry, resolve(value, depth + 1, raw, entry)});
         }
         return result;
       }

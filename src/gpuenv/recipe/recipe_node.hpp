@@ -23,6 +23,8 @@ struct RecipeFailure {
   RecipeError error;
 };
 
+struct RecipeEntry;
+
 struct RecipeNode {
   enum class Kind { null, scalar, sequence, map };
   Kind kind = Kind::null;
@@ -32,15 +34,25 @@ struct RecipeNode {
   bool quoted = false;  // single- or double-quoted on its line
   Value value;          // a resolved scalar's value
   std::vector<RecipeNode> items;
-  std::vector<std::pair<std::string, RecipeNode>> entries;  // in written order; the key's position is the value's line
+  // In written order; the key's position is the value's line. (A struct,
+  // not std::pair: clang 14, which builds the fuzz targets, refuses a pair
+  // of this still incomplete type.)
+  std::vector<RecipeEntry> entries;
 
-  const RecipeNode* find(std::string_view key) const {
-    for (const auto& [name, node] : entries) {
-      if (name == key) return &node;
-    }
-    return nullptr;
-  }
+  const RecipeNode* find(std::string_view key) const;
 };
+
+struct RecipeEntry {
+  std::string key;
+  RecipeNode value;
+};
+
+inline const RecipeNode* RecipeNode::find(std::string_view key) const {
+  for (const auto& entry : entries) {
+    if (entry.key == key) return &entry.value;
+  }
+  return nullptr;
+}
 
 // Where the reader is: the file's name and text (for messages), the
 // expression context and bounds.

@@ -173,7 +173,7 @@ Recipe read_recipe_document(const YAML::Node& root, std::string_view file, std::
   RecipeNode sections;
   sections.kind = RecipeNode::Kind::map;
   for (const auto& [key, value] : document.entries) {
-    if (key != "context") sections.entries.emplace_back(key, resolve(value, state, key));
+    if (key != "context") sections.entries.push_back(RecipeEntry{key, resolve(value, state, key)});
   }
   if (const RecipeNode* version = sections.find("schema_version")) {
     recipe.schema_version = integer_of(*version, "schema_version", state);

@@ -101,7 +101,7 @@ std::vector<TestElement> read_tests(const RecipeNode* node, const ReadState& sta
     } else if (item.find("ruby") != nullptr) {
       test = read_language_test(item, "ruby", TestElement::Kind::ruby, state);
     } else {
-      state.fail(RecipeError::Kind::invalid_value, item.position, item.entries.empty() ? "" : item.entries.front().first,
+      state.fail(RecipeError::Kind::invalid_value, item.position, item.entries.empty() ? "" : item.entries.front().key,
                  "a test is script, python, package_contents, downstream, perl, r or ruby, found");
     }
     test.position = item.position;

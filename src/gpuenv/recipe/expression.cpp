@@ -220,8 +220,9 @@ class Evaluator {
       return detail::call_env_method(callee.text, arguments(node, 1), site(node));
     }
     if (callee.type == SyntaxNode::Type::attribute) {
-      const Value receiver = defined(*callee.children[0]);
-      (void)receiver;
+      // Values have no methods ('a'.upper() is refused, as in rattler-build);
+      // an undefined receiver is reported as undefined first.
+      (void)defined(*callee.children[0]);
       fail(node, Kind::unknown_name, "unknown method:");
     }
     if (callee.type != SyntaxNode::Type::name) fail(node, Kind::invalid_operation, "this value cannot be called:");

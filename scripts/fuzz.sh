@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang) and runs each for SECONDS (default 600),
 # seeded from the conformance tables in $GPUENV_TESTDATA/vectors.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: version version_spec match_spec cuda_binary)
-# cuda_binary is seeded with tests/data/cuda_binary and runs only when named.
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+#   (targets: version version_spec match_spec cuda_binary expression recipe)
+# cuda_binary is seeded with tests/data/cuda_binary, expression and recipe with
+# the recipes in tests/data/recipe and $GPUENV_TESTDATA/recipes; those three run
+# only when named.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-600}
@@ -30,6 +33,22 @@ seed_corpus() {  # target -> directory of one-input files from the first TSV col
         tests/data/cuda_binary/*.a tests/data/cuda_binary/*.so "$dir/"
       echo "$dir"
       return ;;
+    recipe)
+      mkdir -p "$dir"
+      cp tests/data/recipe/*.yaml "$dir/"
+      find "$testdata/recipes" -name recipe.yaml | while IFS= read -r f; do
+        cp "$f" "$dir/$(printf '%s' "$f" | sha1sum | cut -c1-16).yaml"
+      done
+      echo "$dir"
+      return ;;
+    expression)
+      mkdir -p "$dir"
+      { cat tests/data/recipe/*.yaml; find "$testdata/recipes" -name recipe.yaml -exec cat {} +; } |
+        grep -o '\${{[^}]*}}' | sed 's/^\${{ *//; s/ *}}$//' | sort -u | while IFS= read -r line; do
+          printf '%s' "$line" > "$dir/seed-$(printf '%s' "$line" | sha1sum | cut -c1-16)"
+        done
+      echo "$dir"
+      return ;;
   esac
   mkdir -p "$dir"
   local f
@@ -47,6 +66,7 @@ for target in "${targets[@]}"; do
   echo "== fuzz_$target for ${seconds}s"
   max_len=256
   [ "$target" = cuda_binary ] && max_len=32768
+  [ "$target" = recipe ] && max_len=8192
   "build/fuzz/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len="$max_len" -timeout=5 \
     -artifact_prefix="build/fuzz/findings/$target/" -print_final_stats=1 "$corpus" 2>&1 |
     grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)|ERROR|SUMMARY|==[0-9]+==' || true

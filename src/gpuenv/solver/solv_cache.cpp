@@ -15,8 +15,9 @@ namespace {
 // Bumped whenever RepoWriter stores records differently. 2: records whose
 // file name is not their own bare name-version-build are left out, and an
 // unreadable dependency (or a CEP 43 conditional one) makes its record
-// uninstallable instead of vanishing.
-constexpr const char* cache_format_version = "gpuenv-solv-2";
+// uninstallable instead of vanishing. 3: legacy features become
+// requirements on their trackers (feature_dependency).
+constexpr const char* cache_format_version = "gpuenv-solv-3";
 
 std::string cache_format() { return std::string(cache_format_version) + " libsolv-" + solv_version; }
 

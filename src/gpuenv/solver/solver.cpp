@@ -107,7 +107,7 @@ std::expected<Solution, Unsolvable> solve(PackageDatabase& database, const Solve
   SolverJobs jobs;
   build_jobs(state, request, machine, jobs);
   if (!jobs.early_failures.empty()) return std::unexpected(Unsolvable{std::move(jobs.early_failures)});
-  order_build_variants(state, jobs);
+  VariantOrder variant_order(state, jobs);
 
   SolverHandle handle{solver_create(state.pool)};
   // libmamba's settings: downgrades allowed (a request may need an older
@@ -116,7 +116,9 @@ std::expected<Solution, Unsolvable> solve(PackageDatabase& database, const Solve
   solver_set_flag(handle.solver, SOLVER_FLAG_ALLOW_UNINSTALL, jobs.removes ? 1 : 0);
   solver_set_flag(handle.solver, SOLVER_FLAG_STRICT_REPO_PRIORITY,
                   request.channel_priority == ChannelPriority::strict ? 1 : 0);
-  if (solver_solve(handle.solver, &jobs.queue) != 0) {
+  const int problem_count = solver_solve(handle.solver, &jobs.queue);
+  variant_order.release();  // the records read as loaded from here on
+  if (problem_count != 0) {
     return std::unexpected(read_problems(handle.solver, state, jobs, machine));
   }
   return read_transaction(state, handle.solver);

@@ -24,8 +24,8 @@ std::string cache_format() { return std::string(cache_format_version) + " libsol
 // The index format itself is checked by RepodataIndex; this names the way
 // gpuenv fills it (bump it when RawRecords come out differently). 2: the
 // parser refuses records whose file name is not their own bare
-// name-version-build.
-constexpr const char* index_format_version = "gpuenv-index-2";
+// name-version-build. 3: and records holding a NUL character.
+constexpr const char* index_format_version = "gpuenv-index-3";
 
 // FNV-1a: stable across runs and builds, unlike std::hash.
 std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665603ull) {

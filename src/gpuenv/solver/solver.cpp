@@ -1,6 +1,9 @@
 #include "gpuenv/solver/solver.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <chrono>
 
 #include "gpuenv/solver/job_builder.hpp"
 #include "gpuenv/solver/pool_state.hpp"
@@ -58,13 +61,30 @@ Solution read_transaction(const PoolState& state, Solver* solver) {
   return solution;
 }
 
+// A tangled request can have hundreds of independent problems, each with
+// its own explanation budget: past these, the rest are counted, not shown.
+constexpr Id problems_explained = 10;
+constexpr std::chrono::seconds explanation_time{4};
+
 Unsolvable read_problems(Solver* solver, const PoolState& state, const SolverJobs& jobs,
                          const MachineFacts& machine) {
   Unsolvable unsolvable;
   const auto count = static_cast<Id>(solver_problem_count(solver));
+  const auto deadline = std::chrono::steady_clock::now() + explanation_time;
   for (Id problem = 1; problem <= count; ++problem) {
+    const auto now = std::chrono::steady_clock::now();
+    if (problem > problems_explained || now >= deadline) {
+      ProblemTree rest;
+      rest.root.text = fmt::format("... and {} more problems: fix the ones above first, or ask for fewer packages",
+                                   count - problem + 1);
+      rest.key_reason = rest.root.text;
+      unsolvable.problems.push_back(std::move(rest));
+      break;
+    }
+    ExplanationLimits limits;
+    limits.time = std::min(limits.time, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
     const auto graph = analyze_problem(solver, state, problem, jobs);
-    auto trees = explain_problem(graph, machine);
+    auto trees = explain_problem(graph, machine, limits);
     if (trees.empty()) {
       // Nothing gpuenv can word better: libsolv's own sentence.
       ProblemTree tree;

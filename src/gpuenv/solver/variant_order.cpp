@@ -25,6 +25,9 @@ std::vector<Id> id_array(Solvable* s, Id key) {
   return ids;
 }
 
+// How far down requirements a track_feature is looked for.
+constexpr int feature_search_depth = 3;
+
 class VariantRanker {
  public:
   explicit VariantRanker(PoolState& state) : state_(state), pool_(state.pool) {}
@@ -32,6 +35,15 @@ class VariantRanker {
   std::vector<Repodata*> run(const SolverJobs& jobs) {
     collect_request(jobs);
     for (const auto& name : reachable_names(jobs)) rank_name(name);
+    // Only now: the ranking above reads the track_features as loaded.
+    for (const auto& [p, track_features] : track_feature_overrides_) {
+      Repodata* data = layer(pool_->solvables[p].repo);
+      if (track_features.empty()) {
+        repodata_unset(data, p, SOLVABLE_TRACK_FEATURES);
+      } else {
+        for (const Id f : track_features) repodata_add_idarray(data, p, SOLVABLE_TRACK_FEATURES, f);
+      }
+    }
     std::vector<Repodata*> layers;
     for (auto& [repo, data] : layers_) {
       repodata_internalize(data);
@@ -144,20 +156,97 @@ class VariantRanker {
     // libsolv would weigh track_features before the version. So libsolv
     // does not see their track_features; the rank carries them.
     const bool requested = requested_names_.contains(name);
+    const auto builds = named(name);
     std::map<std::pair<Id, std::uint64_t>, std::vector<Id>> groups;
-    for (const Id p : named(name)) {
+    for (const Id p : builds) {
       Solvable* s = pool_->solvables + p;
       const std::uint64_t build_number = solvable_lookup_num(s, state_.keys.build_number, 0);
       groups[{s->evr, requested ? 0 : build_number}].push_back(p);
       if (requested) {
         const std::size_t count = track_feature_count(p);
         track_feature_counts_[p] = count;
-        if (count != 0) repodata_unset(layer(s->repo), p, SOLVABLE_TRACK_FEATURES);
+        if (count != 0) track_feature_overrides_.emplace_back(p, std::vector<Id>{});
       }
     }
+    if (!requested) mark_misfeatured(builds);
     for (auto& [key, members] : groups) {
       if (members.size() > 1) rank_group(requested, key.second, members);
     }
+  }
+
+  // conda's feature metric comes before the dependencies' versions: with a
+  // feature on, a build of a package that has featured builds but lacks
+  // the feature counts against the solution, whatever its version. libsolv
+  // weighs track_features before versions, so such builds get one more.
+  void mark_misfeatured(const std::vector<Id>& builds) {
+    std::unordered_set<Id> offered;
+    for (const Id p : builds) {
+      for (const Id f : id_array(pool_->solvables + p, state_.keys.features)) {
+        if (active_features_.contains(f)) offered.insert(f);
+      }
+    }
+    if (offered.empty()) return;
+    const Id marker = pool_str2id(pool_, "\x02misfeatured", 1);
+    for (const Id p : builds) {
+      const auto features = id_array(pool_->solvables + p, state_.keys.features);
+      const bool lacks = std::any_of(offered.begin(), offered.end(), [&](Id f) {
+        return std::find(features.begin(), features.end(), f) == features.end();
+      });
+      if (!lacks) continue;
+      auto track_features = id_array(pool_->solvables + p, SOLVABLE_TRACK_FEATURES);
+      track_features.push_back(marker);
+      track_feature_overrides_.emplace_back(p, std::move(track_features));
+    }
+  }
+
+  // Whether installing `p` brings in a track_feature that is not on: its
+  // own, or through a requirement only such packages satisfy (numpy's
+  // openblas build pins a numpy-base build that needs `blas * openblas`,
+  // which tracks nomkl). A few levels deep; a cycle counts as no.
+  bool brings_track_feature(Id p, int depth) {
+    // A feature that is on anyway adds nothing to conda's count.
+    for (const Id f : id_array(pool_->solvables + p, SOLVABLE_TRACK_FEATURES)) {
+      if (!active_features_.contains(f)) return true;
+    }
+    if (depth == 0) return false;
+    if (const auto it = brings_feature_.find(p); it != brings_feature_.end()) return it->second;
+    brings_feature_[p] = false;
+    bool brings = false;
+    for (const auto& [name, dep] : requirement_by_name(p)) {
+      if (only_featured_providers(dep, depth - 1)) {
+        brings = true;
+        break;
+      }
+    }
+    brings_feature_[p] = brings;
+    return brings;
+  }
+
+  bool only_featured_providers(Id dep, int depth) {
+    if (const auto it = featured_only_.find(dep); it != featured_only_.end()) return it->second;
+    const Id offset = pool_whatprovides(pool_, dep);
+    std::vector<Id> providers;
+    for (Id* q = pool_->whatprovidesdata + offset; *q != 0; ++q) providers.push_back(*q);
+    bool all = !providers.empty();
+    for (const Id q : providers) {
+      if (!brings_track_feature(q, depth)) {
+        all = false;
+        break;
+      }
+    }
+    featured_only_[dep] = all;
+    return all;
+  }
+
+  // How many of a build's requirements only packages that bring a
+  // track_feature satisfy: conda minimises track_features before the
+  // package count and the dependencies' versions.
+  std::size_t tracked_requirements(const std::unordered_map<Id, Id>& requirements) {
+    std::size_t count = 0;
+    for (const auto& [name, dep] : requirements) {
+      if (only_featured_providers(dep, feature_search_depth)) ++count;
+    }
+    return count;
   }
 
   // conda's feature metric: a build with a feature that is on beats one
@@ -216,7 +305,8 @@ class VariantRanker {
 
   // The order within a group follows resolve.py's objectives: (requested
   // packages: fewer track_features, then the higher build number), the
-  // feature metric, newer dependency versions, fewer packages pulled in
+  // feature metric, fewer requirements only featured packages satisfy,
+  // newer dependency versions, fewer packages pulled in
   // (generate_package_count), and only then the newer timestamp. Equal
   // builds keep the channel's order: a build string says nothing about
   // which build is better ("py36_nomkl_0" is not above "py36_0").
@@ -232,6 +322,8 @@ class VariantRanker {
       build_numbers.push_back(solvable_lookup_num(pool_->solvables + p, state_.keys.build_number, 0));
       fits.push_back(feature_fit(p));
     }
+    std::vector<std::size_t> tracked;
+    for (const auto& requirement : requirements) tracked.push_back(tracked_requirements(requirement));
     std::vector<std::size_t> own_dependencies;
     for (const auto& requirement : requirements) {
       own_dependencies.push_back(own_dependency_count(requirement));
@@ -252,6 +344,7 @@ class VariantRanker {
       if (track_features[a] != track_features[b]) return track_features[a] < track_features[b];
       if (build_numbers[a] != build_numbers[b]) return build_numbers[a] > build_numbers[b];
       if (fits[a] != fits[b]) return fits[a] > fits[b];
+      if (tracked[a] != tracked[b]) return tracked[a] < tracked[b];
       if (wins[a] != wins[b]) return wins[a] > wins[b];
       if (own_dependencies[a] != own_dependencies[b]) return own_dependencies[a] < own_dependencies[b];
       Solvable* sa = pool_->solvables + members[a];
@@ -284,6 +377,10 @@ class VariantRanker {
   std::unordered_set<Id> requested_names_;
   std::unordered_set<Id> active_features_;
   std::unordered_map<Id, std::size_t> track_feature_counts_;
+  // Track features libsolv sees instead of the loaded ones (empty: none).
+  std::vector<std::pair<Id, std::vector<Id>>> track_feature_overrides_;
+  std::unordered_map<Id, bool> featured_only_;
+  std::unordered_map<Id, bool> brings_feature_;
   std::unordered_map<Id, std::pair<Id, Id>> requirers_;
   std::unordered_map<Id, Id> best_;
   std::unordered_map<Repo*, Repodata*> layers_;

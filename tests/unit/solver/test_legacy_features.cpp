@@ -104,6 +104,47 @@ TEST(LegacyFeatures, AFeaturedBuildWithNoTrackerInTheChannelsIsNotInstallable) {
 
 // conda maximises the requested packages' versions before it minimises
 // track_features (resolve.py: eq_req_v before eq_feature_count).
+// The 2018 defaults index: numpy's mkl and openblas builds share version and
+// build number, and the openblas one needs `blas * openblas`, which tracks
+// nomkl. conda minimises track_features before the package count.
+TEST(ObjectiveOrder, ABuildWhoseDependencyTracksAFeatureComesAfterOneWhoseDoesNot) {
+  PackageDatabase database;
+  database.add_records(
+      {
+          package("numpy", "1.15.0", "py37_mkl_0", 0, {"blas 1.0 mkl", "mkl", "mkl_fft"}),
+          package("numpy", "1.15.0", "py37_openblas_0", 0, {"blas 1.0 openblas"}),
+          package("blas", "1.0", "mkl"),
+          tracking(package("blas", "1.0", "openblas"), {"nomkl"}),
+          package("mkl", "2018.0.3", "1", 1),
+          package("mkl_fft", "1.0.4"),
+      },
+      channel_subdir("https://repo.example/pkgs/main", "linux-64"));
+  const auto solution = solve(database, install({"numpy"}));
+  ASSERT_TRUE(solution) << joined_lines(solution.error());
+  EXPECT_EQ(dists(solution->link), (std::vector<std::string>{"blas 1.0 mkl", "mkl 2018.0.3 1", "mkl_fft 1.0.4 0",
+                                                             "numpy 1.15.0 py37_mkl_0"}));
+}
+
+// conda's feature metric comes before the dependencies' versions: with nomkl
+// on, a featureless numpy counts against the solution, so the older
+// featured build wins.
+TEST(ObjectiveOrder, AnActiveFeatureComesBeforeADependencysNewerVersion) {
+  PackageDatabase database;
+  database.add_records(
+      {
+          package("app", "1.0", "0", 0, {"numpy"}),
+          package("numpy", "1.15.0", "py37_0", 0, {"openblas"}),
+          with_features(package("numpy", "1.14.2", "py36_nomkl_1", 1, {"openblas"}), {"nomkl"}),
+          package("openblas", "0.2.20"),
+          tracking(package("nomkl", "1.0"), {"nomkl"}),
+      },
+      channel_subdir("https://repo.example/pkgs/main", "linux-64"));
+  const auto solution = solve(database, install({"app", "nomkl"}));
+  ASSERT_TRUE(solution) << joined_lines(solution.error());
+  EXPECT_EQ(dists(solution->link), (std::vector<std::string>{"app 1.0 0", "nomkl 1.0 0", "numpy 1.14.2 py36_nomkl_1",
+                                                             "openblas 0.2.20 0"}));
+}
+
 TEST(ObjectiveOrder, ARequestedPackagesVersionComesBeforeFewerTrackFeatures) {
   PackageDatabase database;
   database.add_records(

@@ -90,14 +90,61 @@ const char* field_problem(Field field) noexcept {
 // and a URL: only a bare file name that is the record's own
 // name-version-build gets through, whatever the channel wrote.
 std::string_view filename_problem(std::string_view filename, const RawRecord& record) noexcept {
-  if (const auto problem = specs::package_filename_problem(filename); !problem.empty()) return problem;
   if (!specs::filename_matches_record(filename, record.name, record.version, record.build)) {
     return "the file name is not the record's name-version-build followed by .conda or .tar.bz2";
   }
   return {};
 }
 
+bool has_nul(std::string_view text) noexcept { return text.find('\0') != std::string_view::npos; }
+
+bool any_has_nul(const std::vector<std::string_view>& texts) noexcept {
+  for (const auto text : texts) {
+    if (has_nul(text)) return true;
+  }
+  return false;
+}
+
+// libsolv, file systems and URLs read a string up to its first NUL: a
+// record holding one would be solved, fetched and recorded as something
+// the channel did not write ("py36\u0000_evil" as "py36"). No conda field
+// may hold one, so the record is refused, naming the field.
+std::string_view nul_problem(const RawRecord& record, const std::vector<std::string_view>& depends,
+                             const std::vector<std::string_view>& constrains,
+                             const std::vector<std::string_view>& track_features,
+                             const std::vector<std::string_view>& features) noexcept {
+  const std::pair<std::string_view, std::string_view> fields[] = {
+      {record.name, "'name' holds a NUL character"},
+      {record.version, "'version' holds a NUL character"},
+      {record.build, "'build' holds a NUL character"},
+      {record.subdir, "'subdir' holds a NUL character"},
+      {record.md5, "'md5' holds a NUL character"},
+      {record.sha256, "'sha256' holds a NUL character"},
+      {record.license, "'license' holds a NUL character"},
+      {record.license_family, "'license_family' holds a NUL character"},
+      {record.python_site_packages_path, "'python_site_packages_path' holds a NUL character"},
+  };
+  for (const auto& [text, problem] : fields) {
+    if (has_nul(text)) return problem;
+  }
+  if (any_has_nul(depends)) return "a 'depends' entry holds a NUL character";
+  if (any_has_nul(constrains)) return "a 'constrains' entry holds a NUL character";
+  if (any_has_nul(track_features)) return "'track_features' holds a NUL character";
+  if (any_has_nul(features)) return "'features' holds a NUL character";
+  return {};
+}
+
 }  // namespace
+
+// The key first (it becomes a path), then the strings, then whether the key
+// is the record's own name.
+std::string_view RecordReader::record_problem(std::string_view filename, const RawRecord& record) const noexcept {
+  if (const auto problem = specs::package_filename_problem(filename); !problem.empty()) return problem;
+  if (const auto problem = nul_problem(record, depends_, constrains_, track_features_, features_); !problem.empty()) {
+    return problem;
+  }
+  return filename_problem(filename, record);
+}
 
 simdjson::error_code RecordReader::read(ondemand::object& object, std::string_view filename,
                                         RawRecord& record, std::string_view& problem) {
@@ -162,7 +209,7 @@ simdjson::error_code RecordReader::read(ondemand::object& object, std::string_vi
     if (record.name.empty()) problem = "no 'name'";
     else if (record.version.empty()) problem = "no 'version'";
     else if (!has_build) problem = "no 'build'";
-    else problem = filename_problem(filename, record);
+    else problem = record_problem(filename, record);
   }
   record.depends = depends_;
   record.constrains = constrains_;

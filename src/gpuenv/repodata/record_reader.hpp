@@ -17,13 +17,15 @@ class RecordReader {
   // simdjson error only when the document itself is broken; a record that
   // is well-formed JSON but unusable (no name, a number that is text, a
   // file name that is not a bare name-version-build.conda/.tar.bz2 of the
-  // record) returns SUCCESS with `problem` saying why, so the caller can
+  // record, a string holding a NUL) returns SUCCESS with `problem` saying why, so the caller can
   // skip it.
   // The record's spans point into this reader: valid until the next read.
   simdjson::error_code read(simdjson::ondemand::object& object, std::string_view filename,
                             RawRecord& record, std::string_view& problem);
 
  private:
+  std::string_view record_problem(std::string_view filename, const RawRecord& record) const noexcept;
+
   std::vector<std::string_view> depends_;
   std::vector<std::string_view> constrains_;
   std::vector<std::string_view> track_features_;

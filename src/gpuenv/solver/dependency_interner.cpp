@@ -61,7 +61,19 @@ Id intern_dependency(Pool* pool, std::string_view spec) {
 namespace {
 constexpr std::string_view unreadable_depends_marker = "\x01unreadable depends\x01";
 constexpr std::string_view unreadable_constrains_marker = "\x01unreadable constrains\x01";
+constexpr std::string_view feature_marker = "\x02" "feature\x02";
 }  // namespace
+
+Id feature_dependency(Pool* pool, std::string_view feature) {
+  std::string name(feature_marker);
+  name.append(feature);
+  return pool_strn2id(pool, name.data(), static_cast<unsigned int>(name.size()), 1);
+}
+
+std::optional<std::string_view> as_feature_dependency(std::string_view dependency) noexcept {
+  if (!dependency.starts_with(feature_marker)) return std::nullopt;
+  return dependency.substr(feature_marker.size());
+}
 
 Id unreadable_dependency(Pool* pool, UnreadableField field, std::string_view spec) {
   std::string name(field == UnreadableField::depends ? unreadable_depends_marker : unreadable_constrains_marker);

@@ -54,6 +54,14 @@ Id unreadable_dependency(Pool* pool, UnreadableField field, std::string_view spe
 // What unreadable_dependency stood for, given the requirement's text
 // (pool_dep2str); nullopt for every other dependency.
 std::optional<UnreadableDependency> as_unreadable_dependency(std::string_view dependency) noexcept;
+// conda's legacy features (resolve.py, ms_depends): a record's `features`
+// entry is a dependency on any package that tracks the feature. Trackers
+// provide feature_dependency(feature) and featured records require it; the
+// name starts with a control character, so no package name can clash.
+Id feature_dependency(Pool* pool, std::string_view feature);
+// The feature a requirement stands for (given pool_dep2str's text); nullopt
+// for every other dependency.
+std::optional<std::string_view> as_feature_dependency(std::string_view dependency) noexcept;
 // The `when` condition of a dependency's text; empty when it has none.
 std::string conditional_dependency_condition(std::string_view dependency);
 

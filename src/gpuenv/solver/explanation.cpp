@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 namespace gpuenv::solver {
@@ -15,6 +16,8 @@ namespace {
 constexpr int max_depth = 6;
 constexpr std::size_t max_groups = 4;
 constexpr std::size_t missing_names_shown = 3;
+// How deep a tree that ran out of budget is shown.
+constexpr int trimmed_depth = 3;
 
 bool is_virtual_name(std::string_view dependency) { return dependency.starts_with("__"); }
 
@@ -63,9 +66,16 @@ std::optional<specs::Version> lower_bound_of(const std::string& dependency) {
   return std::nullopt;
 }
 
+constexpr std::string_view cut_short_text =
+    "... and more: the conflict is too large to explain in full (the first reasons are above)";
+
 class TreeBuilder {
  public:
-  TreeBuilder(const ProblemGraph& graph, const MachineFacts& machine) : graph_(graph), machine_(machine) {
+  TreeBuilder(const ProblemGraph& graph, const MachineFacts& machine, const ExplanationLimits& limits)
+      : graph_(graph),
+        machine_(machine),
+        steps_left_(limits.steps),
+        deadline_(std::chrono::steady_clock::now() + limits.time) {
     requirements_of_.resize(graph.packages.size());
     conflicts_of_.resize(graph.packages.size());
     exclusions_of_.resize(graph.packages.size());
@@ -97,6 +107,12 @@ class TreeBuilder {
                             : ": it cannot be installed together with the rest of the request";
     }
     tree.key_reason = first_leaf(tree.root);
+    if (cut_short_said_) {
+      // The shorter message: the first levels, and a note saying so.
+      drop_cut_short_notes(tree.root);
+      trim(tree.root, trimmed_depth);
+      tree.root.children.push_back({std::string(cut_short_text), {}});
+    }
     return tree;
   }
 
@@ -107,6 +123,19 @@ class TreeBuilder {
     if (!package.build.empty() && !package.is_virtual) text += " " + package.build;
     if (package.installed && !package.is_virtual) text += " (installed)";
     return text;
+  }
+
+  // Each package's reasons are worked out on every path that reaches it,
+  // so a tangled graph (a sudoku: every cell needs twenty others) grows a
+  // tree exponential in the depth. A budget of steps and time bounds it.
+  bool spend_step() {
+    if (cut_short_) return false;
+    if (steps_left_ == 0 || ((steps_left_ % 256) == 0 && std::chrono::steady_clock::now() > deadline_)) {
+      cut_short_ = true;
+      return false;
+    }
+    --steps_left_;
+    return true;
   }
 
   std::vector<Reason> reasons(std::size_t package, std::vector<std::size_t>& path, int depth) {
@@ -297,8 +326,13 @@ class TreeBuilder {
     });
     std::vector<Group> groups;
     std::map<std::string, std::size_t> group_of;  // name + rendered reasons -> group
+    bool cut_here = false;
     for (const std::size_t package : packages) {
       if (std::find(path.begin(), path.end(), package) != path.end()) continue;  // a cycle
+      if (!spend_step()) {
+        cut_here = true;
+        break;
+      }
       path.push_back(package);
       auto why = reasons(package, path, depth);
       path.pop_back();
@@ -346,7 +380,25 @@ class TreeBuilder {
                                    groups.size() - max_groups),
                        {}});
     }
+    // Said once, where the budget ran out; deeper levels stop silently.
+    if (cut_here && !cut_short_said_) {
+      cut_short_said_ = true;
+      nodes.push_back({std::string(cut_short_text), {}});
+    }
     return nodes;
+  }
+
+  static void trim(ProblemNode& node, int depth) {
+    if (depth == 0) {
+      node.children.clear();
+      return;
+    }
+    for (auto& child : node.children) trim(child, depth - 1);
+  }
+
+  static void drop_cut_short_notes(ProblemNode& node) {
+    std::erase_if(node.children, [](const ProblemNode& child) { return child.text == cut_short_text; });
+    for (auto& child : node.children) drop_cut_short_notes(child);
   }
 
   static std::string render_key(const ProblemNode& node) {
@@ -364,6 +416,10 @@ class TreeBuilder {
 
   const ProblemGraph& graph_;
   const MachineFacts& machine_;
+  std::size_t steps_left_;
+  std::chrono::steady_clock::time_point deadline_;
+  bool cut_short_ = false;
+  bool cut_short_said_ = false;
   std::vector<std::vector<std::size_t>> requirements_of_;
   std::vector<std::vector<std::size_t>> conflicts_of_;
   std::vector<std::vector<std::size_t>> exclusions_of_;
@@ -379,8 +435,9 @@ void render_into(const ProblemNode& node, const std::string& prefix, std::vector
 
 }  // namespace
 
-std::vector<ProblemTree> explain_problem(const ProblemGraph& graph, const MachineFacts& machine) {
-  TreeBuilder builder(graph, machine);
+std::vector<ProblemTree> explain_problem(const ProblemGraph& graph, const MachineFacts& machine,
+                                         const ExplanationLimits& limits) {
+  TreeBuilder builder(graph, machine, limits);
   std::vector<ProblemTree> trees;
   for (const auto& job : graph.jobs) {
     if (job.kind == ProblemGraph::JobKind::install || job.kind == ProblemGraph::JobKind::update ||

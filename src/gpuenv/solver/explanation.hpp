@@ -5,6 +5,7 @@
 // facts and the way out.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,19 @@ struct ProblemTree {
   std::string key_reason;
 };
 
+// How much work one explanation may take. A package's reasons are worked
+// out on every path that reaches it, and tangled conflicts (mamba's sudoku
+// channel) would grow the tree past gigabytes; past either limit the tree
+// stops growing and says it was cut short. Both are far above what real
+// conflicts need (a few hundred steps, milliseconds).
+struct ExplanationLimits {
+  std::size_t steps = 2'000;  // packages whose reasons are worked out
+  std::chrono::milliseconds time{2'000};
+};
+
 // One tree per job the problem involves (usually one).
-std::vector<ProblemTree> explain_problem(const ProblemGraph& graph, const MachineFacts& machine);
+std::vector<ProblemTree> explain_problem(const ProblemGraph& graph, const MachineFacts& machine,
+                                         const ExplanationLimits& limits = {});
 
 // A tree as lines: the root, then children drawn with ├─ └─ │.
 std::vector<std::string> render_tree(const ProblemNode& root);

@@ -28,7 +28,9 @@ Id dependency_name(Pool* pool, Id dep) {
 
 std::vector<Id> providers_of(Pool* pool, Id dep) {
   std::vector<Id> providers;
-  for (Id* p = pool->whatprovidesdata + pool_whatprovides(pool, dep); *p != 0; ++p) providers.push_back(*p);
+  // The offset first: pool_whatprovides may grow (move) whatprovidesdata.
+  const Id offset = pool_whatprovides(pool, dep);
+  for (Id* p = pool->whatprovidesdata + offset; *p != 0; ++p) providers.push_back(*p);
   return providers;
 }
 
@@ -141,16 +143,26 @@ class GraphBuilder {
                                     "gpuenv leaves the record out: choose another build"});
       return;
     }
+    const auto providers = providers_of(pool_, dep);
+    const std::string dependency_text = pool_dep2str(pool_, dep);
+    const auto feature = as_feature_dependency(dependency_text);
+    if (feature && providers.empty()) {
+      graph_.exclusions.push_back(
+          {package(from), "cannot be installed: it has the legacy feature " + specs::printable(*feature) +
+                              ", and no package in the channels tracks the feature " + specs::printable(*feature) +
+                              " (track_features): choose another build"});
+      return;
+    }
     ProblemGraph::Requirement requirement;
     requirement.package = package(from);
-    requirement.dependency = pool_dep2str(pool_, dep);
+    requirement.dependency =
+        feature ? "a package that tracks the feature " + specs::printable(*feature) : dependency_text;
     std::vector<Id> involved;
-    const auto providers = providers_of(pool_, dep);
     for (const Id p : providers) {
       if (involved_.contains(p)) involved.push_back(p);
     }
     requirement.providers = packages(involved);
-    if (providers.empty()) {
+    if (providers.empty() && !feature) {
       const Id name = dependency_name(pool_, dep);
       const std::string name_text = pool_id2str(pool_, name);
       if (name_text.starts_with("__")) {

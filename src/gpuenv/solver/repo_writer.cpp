@@ -124,9 +124,13 @@ Id RepoWriter::write(const repodata::RawRecord& record, bool cache_dependencies)
   }
   for (const auto feature : record.track_features) {
     repodata_add_idarray(data_, p, SOLVABLE_TRACK_FEATURES, intern(feature));
+    s->provides = repo_addid_dep(repo_, s->provides, feature_dependency(state_.pool, feature), 0);
   }
   for (const auto feature : record.features) {
     repodata_add_idarray(data_, p, state_.keys.features, intern(feature));
+    // conda: without a package that tracks the feature, the featured build
+    // is not installable. An installed record keeps what it has (as above).
+    if (from_channel) require(feature_dependency(state_.pool, feature));
   }
   set_checksum(p, SOLVABLE_PKGID, REPOKEY_TYPE_MD5, record.md5, 16);
   set_checksum(p, SOLVABLE_CHECKSUM, REPOKEY_TYPE_SHA256, record.sha256, 32);

@@ -15,16 +15,17 @@ namespace {
 // Bumped whenever RepoWriter stores records differently. 2: records whose
 // file name is not their own bare name-version-build are left out, and an
 // unreadable dependency (or a CEP 43 conditional one) makes its record
-// uninstallable instead of vanishing.
-constexpr const char* cache_format_version = "gpuenv-solv-2";
+// uninstallable instead of vanishing. 3: legacy features become
+// requirements on their trackers (feature_dependency).
+constexpr const char* cache_format_version = "gpuenv-solv-3";
 
 std::string cache_format() { return std::string(cache_format_version) + " libsolv-" + solv_version; }
 
 // The index format itself is checked by RepodataIndex; this names the way
 // gpuenv fills it (bump it when RawRecords come out differently). 2: the
 // parser refuses records whose file name is not their own bare
-// name-version-build.
-constexpr const char* index_format_version = "gpuenv-index-2";
+// name-version-build. 3: and records holding a NUL character.
+constexpr const char* index_format_version = "gpuenv-index-3";
 
 // FNV-1a: stable across runs and builds, unlike std::hash.
 std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665603ull) {

@@ -72,6 +72,7 @@ specs::PackageRecord record_of(const PoolState& state, Id solvable, RecordDetail
       for (Id* dep = s->repo->idarraydata + s->solv_requires; *dep != 0; ++dep) {
         const char* text = pool_dep2str(pool, *dep);
         // An entry the solver could not read reads as the channel wrote it.
+        if (as_feature_dependency(text)) continue;  // read back as `features`
         if (const auto unreadable = as_unreadable_dependency(text)) {
           auto& list = unreadable->field == UnreadableField::depends ? record.depends : record.constrains;
           list.emplace_back(unreadable->text);

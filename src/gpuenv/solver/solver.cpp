@@ -1,6 +1,9 @@
 #include "gpuenv/solver/solver.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "gpuenv/solver/job_builder.hpp"
@@ -64,13 +67,30 @@ Solution read_transaction(const PoolState& state, Solver* solver) {
   return solution;
 }
 
+// A tangled request can have hundreds of independent problems, each with
+// its own explanation budget: past these, the rest are counted, not shown.
+constexpr Id problems_explained = 10;
+constexpr std::chrono::seconds explanation_time{4};
+
 Unsolvable read_problems(Solver* solver, const PoolState& state, const SolverJobs& jobs,
                          const MachineFacts& machine) {
   Unsolvable unsolvable;
   const auto count = static_cast<Id>(solver_problem_count(solver));
+  const auto deadline = std::chrono::steady_clock::now() + explanation_time;
   for (Id problem = 1; problem <= count; ++problem) {
+    const auto now = std::chrono::steady_clock::now();
+    if (problem > problems_explained || now >= deadline) {
+      ProblemTree rest;
+      rest.root.text = fmt::format("... and {} more problems: fix the ones above first, or ask for fewer packages",
+                                   count - problem + 1);
+      rest.key_reason = rest.root.text;
+      unsolvable.problems.push_back(std::move(rest));
+      break;
+    }
+    ExplanationLimits limits;
+    limits.time = std::min(limits.time, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
     const auto graph = analyze_problem(solver, state, problem, jobs);
-    auto trees = explain_problem(graph, machine);
+    auto trees = explain_problem(graph, machine, limits);
     if (trees.empty()) {
       // Nothing gpuenv can word better: libsolv's own sentence.
       ProblemTree tree;
@@ -125,10 +145,12 @@ std::optional<Solution> solve_narrowed(PoolState& state, const SolverJobs& jobs,
   SolverJobs narrowed;
   build_jobs(state, request, machine, narrowed);
   if (!narrowed.early_failures.empty()) return std::nullopt;
-  order_build_variants(state, narrowed);
+  VariantOrder variant_order(state, narrowed);
   SolverHandle handle{solver_create(state.pool)};
   set_solver_flags(handle.solver, narrowed, request);
-  if (solver_solve(handle.solver, &narrowed.queue) != 0) return std::nullopt;
+  const int problem_count = solver_solve(handle.solver, &narrowed.queue);
+  variant_order.release();  // the records read as loaded from here on
+  if (problem_count != 0) return std::nullopt;
   narrowing.restore();
   return read_transaction(state, handle.solver);
 }
@@ -156,10 +178,13 @@ std::expected<Solution, Unsolvable> solve(PackageDatabase& database, const Solve
   // restoring rebuilt.
   SolverJobs jobs;
   build_jobs(state, request, machine, jobs);
-  order_build_variants(state, jobs);
+  if (!jobs.early_failures.empty()) return std::unexpected(Unsolvable{std::move(jobs.early_failures)});
+  VariantOrder variant_order(state, jobs);
   SolverHandle handle{solver_create(state.pool)};
   set_solver_flags(handle.solver, jobs, request);
-  if (solver_solve(handle.solver, &jobs.queue) != 0) {
+  const int problem_count = solver_solve(handle.solver, &jobs.queue);
+  variant_order.release();  // the records read as loaded from here on
+  if (problem_count != 0) {
     return std::unexpected(read_problems(handle.solver, state, jobs, machine));
   }
   return read_transaction(state, handle.solver);

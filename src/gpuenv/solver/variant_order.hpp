@@ -15,14 +15,32 @@
 // leaves that build with nothing for `__cuda >=13`). The ranking is stored
 // as a refined SOLVABLE_BUILDVERSION ("<build number>.<rank>") in an extra
 // repodata layer, which libsolv's lookups prefer over the loaded data; the
-// reported build number is unaffected.
+// reported build number is unaffected. Legacy features and conda's
+// objective order shape the ranking too (see rank_group).
 #pragma once
 
 #include "gpuenv/solver/job_builder.hpp"
 #include "gpuenv/solver/pool_state.hpp"
 
+#include <vector>
+
 namespace gpuenv::solver {
 
-void order_build_variants(PoolState& state, const SolverJobs& jobs);
+// The ranking of one solve: it depends on the request (requested names,
+// features that are on), so it is given back when the solve is done.
+class VariantOrder {
+ public:
+  VariantOrder(PoolState& state, const SolverJobs& jobs);
+  ~VariantOrder();
+  VariantOrder(const VariantOrder&) = delete;
+  VariantOrder& operator=(const VariantOrder&) = delete;
+
+  // Removes the layers: the records read as loaded again (their
+  // track_features included).
+  void release();
+
+ private:
+  std::vector<Repodata*> layers_;
+};
 
 }  // namespace gpuenv::solver

@@ -248,6 +248,49 @@ TEST(RepodataParser, RefusesKeysThatAreNotTheRecordsOwnBareFileName) {
   EXPECT_NE(reasons["../escape-2.0-0.conda"].find("'/'"), std::string::npos);
 }
 
+TEST(RepodataParser, RefusesARecordWithANulInAnyString) {
+  // Issue 10: libsolv and every C API downstream read strings up to the
+  // first NUL, so "py36\u0000_evil" would be solved, printed and fetched as
+  // something the channel did not write. Such a record is refused, naming
+  // the field.
+  const std::string json = R"({"info": {"subdir": "linux-64"}, "packages": {
+    "a-1.0-0.tar.bz2": {"name": "a", "version": "1.0", "build": "0", "depends": ["python\u0000 >=9"]},
+    "b-1.0-0.tar.bz2": {"name": "b", "version": "1.0", "build": "0", "constrains": ["x <1\u0000"]},
+    "c-1.0-0.tar.bz2": {"name": "c", "version": "1.0", "build": "0", "subdir": "linux-64\u0000"},
+    "d-1.0-0.tar.bz2": {"name": "d", "version": "1.0", "build": "0", "track_features": "f\u0000g"},
+    "e-1.0-0.tar.bz2": {"name": "e", "version": "1.0", "build": "0", "features": ["nomkl\u0000"]},
+    "f-1.0-0.tar.bz2": {"name": "f", "version": "1.0", "build": "0", "md5": "\u0000"},
+    "g-1.0-0.tar.bz2": {"name": "g", "version": "1.0", "build": "0", "license": "MIT\u0000"},
+    "h-1.0-py36\u0000_0.tar.bz2": {"name": "h", "version": "1.0", "build": "py36\u0000_0"},
+    "i-1.0-py36.tar.bz2": {"name": "i", "version": "1.0", "build": "py36\u0000_0"},
+    "good-1.0-0.tar.bz2": {"name": "good", "version": "1.0", "build": "0", "depends": ["python >=3"]}
+  }})";
+  CollectingSink sink;
+  ParseOptions options;
+  options.skipped_examples = 20;
+  const auto summary = parse_repodata_text(json, sink, options);
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ(summary->records, 1u);
+  EXPECT_TRUE(sink.records.contains("good-1.0-0.tar.bz2"));
+  std::map<std::string, std::string> reasons;
+  for (const auto& skipped : summary->first_skipped) reasons[skipped.filename] = skipped.reason;
+  for (const auto& [filename, field] : std::vector<std::pair<std::string, std::string>>{
+           {"a-1.0-0.tar.bz2", "'depends'"},
+           {"b-1.0-0.tar.bz2", "'constrains'"},
+           {"c-1.0-0.tar.bz2", "'subdir'"},
+           {"d-1.0-0.tar.bz2", "'track_features'"},
+           {"e-1.0-0.tar.bz2", "'features'"},
+           {"f-1.0-0.tar.bz2", "'md5'"},
+           {"g-1.0-0.tar.bz2", "'license'"},
+           {"i-1.0-py36.tar.bz2", "'build'"}}) {
+    SCOPED_TRACE(filename);
+    ASSERT_TRUE(reasons.contains(filename));
+    EXPECT_NE(reasons[filename].find("NUL"), std::string::npos) << reasons[filename];
+    EXPECT_NE(reasons[filename].find(field), std::string::npos) << reasons[filename];
+  }
+  EXPECT_TRUE(reasons.contains(std::string("h-1.0-py36\0_0.tar.bz2", 21)));
+}
+
 TEST(RepodataParser, TruncatedJsonNamesTheSourceAndTheByteOffset) {
   const std::string json = "{\"info\": {\"subdir\": \"linux-64\"},\n \"packages\": {\"a-1-0.tar.bz2\": {\"name\": \"a\",";
   CollectingSink sink;

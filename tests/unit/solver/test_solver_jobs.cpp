@@ -84,7 +84,7 @@ class SmallChannel : public ::testing::Test {
             package("bar", "1.0"),
             package("bar", "2.0"),
             package("baz", "1.0"),
-            // blas 2.0 carries a track_feature: conda installs it only when asked.
+            // blas 2.0 carries a track_feature.
             [] {
               auto record = package("blas", "2.0", "mkl", 0);
               record.track_features = {"blas_mkl"};
@@ -97,10 +97,16 @@ class SmallChannel : public ::testing::Test {
   PackageDatabase database;
 };
 
-TEST_F(SmallChannel, TrackFeaturesAreDeprioritized) {
+TEST_F(SmallChannel, TrackFeaturesAreDeprioritizedAfterARequestedVersion) {
+  // conda maximises a requested package's version before it minimises
+  // track_features (resolve.py); a dependency's track_features weigh first
+  // (ObjectiveOrder tests).
   const auto plain = solve(database, install({"blas"}));
   ASSERT_TRUE(plain) << joined_lines(plain.error());
-  EXPECT_EQ(dists(plain->link), std::vector<std::string>{"blas 1.0 openblas"});
+  EXPECT_EQ(dists(plain->link), std::vector<std::string>{"blas 2.0 mkl"});
+  const auto older = solve(database, install({"blas <2"}));
+  ASSERT_TRUE(older) << joined_lines(older.error());
+  EXPECT_EQ(dists(older->link), std::vector<std::string>{"blas 1.0 openblas"});
   const auto asked = solve(database, install({"blas=*=mkl"}));
   ASSERT_TRUE(asked) << joined_lines(asked.error());
   EXPECT_EQ(dists(asked->link), std::vector<std::string>{"blas 2.0 mkl"});

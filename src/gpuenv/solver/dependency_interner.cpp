@@ -9,10 +9,13 @@ namespace gpuenv::solver {
 namespace {
 
 // libsolv's conda parser reads `name version build` only. Brackets
-// (`numpy[version='>=1.8']`) and channel prefixes need conda's grammar
-// first; the result is cut back to what libsolv can express.
+// (`numpy[version='>=1.8']`), channel prefixes, the parenthesised groups
+// legacy and R channels write (`r-rbokeh (>=0.4.2)`, `r (optional)`: conda
+// drops them) and `===` (conda's `==`) need conda's grammar first; the
+// result is cut back to what libsolv can express.
 bool needs_matchspec_grammar(std::string_view spec) noexcept {
-  return spec.find('[') != std::string_view::npos || spec.find("::") != std::string_view::npos;
+  return spec.find_first_of("[(") != std::string_view::npos || spec.find("::") != std::string_view::npos ||
+         spec.find("===") != std::string_view::npos;
 }
 
 Id parse_with_libsolv(Pool* pool, std::string& scratch, std::string_view spec) {

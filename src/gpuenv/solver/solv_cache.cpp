@@ -16,8 +16,9 @@ namespace {
 // file name is not their own bare name-version-build are left out, and an
 // unreadable dependency (or a CEP 43 conditional one) makes its record
 // uninstallable instead of vanishing. 3: legacy features become
-// requirements on their trackers (feature_dependency).
-constexpr const char* cache_format_version = "gpuenv-solv-3";
+// requirements on their trackers (feature_dependency). 4: dependencies
+// with `(` groups or `===` are read through conda's grammar.
+constexpr const char* cache_format_version = "gpuenv-solv-4";
 
 std::string cache_format() { return std::string(cache_format_version) + " libsolv-" + solv_version; }
 

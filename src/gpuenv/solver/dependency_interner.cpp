@@ -95,7 +95,7 @@ std::string conditional_dependency_condition(std::string_view dependency) {
 
 std::optional<UnreadableDependency> as_unreadable_dependency(std::string_view dependency) noexcept {
   if (dependency.empty() || dependency.front() != '\x01') return std::nullopt;
-  for (const auto [marker, field] : {std::pair{unreadable_depends_marker, UnreadableField::depends},
+  for (const auto& [marker, field] : {std::pair{unreadable_depends_marker, UnreadableField::depends},
                                      std::pair{unreadable_constrains_marker, UnreadableField::constrains}}) {
     if (dependency.starts_with(marker)) return UnreadableDependency{field, dependency.substr(marker.size())};
   }

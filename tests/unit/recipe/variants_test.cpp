@@ -1,0 +1,128 @@
+// Variant expansion and the build-string hash. The expected variants, hashes
+// and build strings are what rattler-build's render printed for the same
+// recipes and variant files (variants_differential_test.cpp asks it live).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpuenv/recipe/variant_hash.hpp"
+#include "gpuenv/recipe/variants.hpp"
+
+namespace gpuenv::recipe {
+namespace {
+
+const std::string head = "package:\n  name: foo\n  version: \"1.0\"\n";
+
+VariantConfig config_of(std::string_view text) {
+  auto config = parse_variant_config(text, "variants.yaml", VariantFileFormat::variants_yaml);
+  EXPECT_TRUE(config) << config.error().message;
+  return config ? *config : VariantConfig{};
+}
+
+std::string printed(const Variant& variant) {
+  std::string text;
+  for (const auto& [key, value] : variant) text += key + "=" + value.display() + " ";
+  return text;
+}
+
+std::vector<std::string> render_printed(const std::string& recipe, std::string_view variants) {
+  auto rendered = render_variants(recipe, "recipe.yaml", config_of(variants));
+  EXPECT_TRUE(rendered) << rendered.error().message;
+  std::vector<std::string> result;
+  if (rendered) {
+    for (const auto& each : *rendered) result.push_back(printed(each.variant) + each.build_string);
+  }
+  return result;
+}
+
+TEST(VariantHash, MatchesRattlerBuild) {
+  Variant variant{{"c_compiler", Value::string("gcc")},          {"c_compiler_version", Value::string("13")},
+                  {"c_stdlib", Value::string("sysroot")},        {"c_stdlib_version", Value::string("2.17")},
+                  {"cuda_compiler", Value::string("cuda-nvcc")}, {"cuda_compiler_version", Value::string("12.9")},
+                  {"numpy", Value::string("2")},                 {"python", Value::string("3.10")},
+                  {"target_platform", Value::string("linux-64")}};
+  const std::string input = variant_hash_input(variant);
+  EXPECT_EQ(input.substr(0, 45), R"({"c_compiler": "gcc", "c_compiler_version": ")");
+  EXPECT_EQ(variant_hash(input), "8fe14f7");
+  EXPECT_EQ(variant_hash_prefix(variant, std::nullopt), "np2py310");
+  EXPECT_EQ(default_build_string("np2py310", "8fe14f7", 0), "np2py310h8fe14f7_0");
+
+  Variant escaped{{"python", Value::string("3.10")}, {"target_platform", Value::string("linux-64")},
+                  {"weird", Value::string("a\"b\\\\c\xc3\xa9\\t")}};
+  EXPECT_EQ(variant_hash(variant_hash_input(escaped)), "91181be");
+  Variant typed{{"flag", Value::boolean(true)}, {"numpy", Value::integer(2)}, {"python", Value::string("3.10")},
+                {"target_platform", Value::string("linux-64")}};
+  EXPECT_EQ(variant_hash(variant_hash_input(typed)), "bc7391a");
+}
+
+TEST(VariantHash, PrefixAsRattlerBuild) {
+  auto prefix = [](const std::string& version) {
+    Variant variant;
+    for (const char* key : {"python", "numpy", "perl", "lua", "r_base"}) variant[key] = Value::string(version);
+    return variant_hash_prefix(variant, std::nullopt);
+  };
+  EXPECT_EQ(prefix("3.10.* *_cpython"), "np310py310pl310* *_cpythonlua310r310");
+  EXPECT_EQ(prefix("3.10.1"), "np310py310pl3101lua310r310");
+  EXPECT_EQ(prefix(">=3.10"), "np>=310py>=310pl>=310lua>=310r>=310");
+  EXPECT_EQ(prefix("1.2.3.4"), "np12py12pl123lua12r12");
+  EXPECT_EQ(variant_hash_prefix({{"r", Value::string("4.3")}}, std::nullopt), "r43");
+  EXPECT_EQ(variant_hash_prefix({{"python", Value::string("3.10")}}, std::string("python")), "py");
+}
+
+TEST(Variants, CudaMatrixZippedWithDockerImageTimesPython) {
+  const std::string recipe = head +
+                             "requirements:\n  build:\n    - ${{ compiler('c') }}\n    - ${{ compiler('cuda') }}\n"
+                             "    - ${{ stdlib('c') }}\n  host:\n    - python\n    - numpy\n";
+  const auto variants = render_printed(
+      recipe,
+      "c_compiler: [gcc]\nc_compiler_version: ['13']\nc_stdlib: [sysroot]\nc_stdlib_version: ['2.17']\n"
+      "cuda_compiler: [cuda-nvcc]\ncuda_compiler_version: [None, '12.9', '13.0']\ndocker_image: [a, b, c]\n"
+      "python: ['3.10', '3.11', '3.12', '3.13']\nnumpy: ['2']\nunused: [x, y]\n"
+      "zip_keys:\n  - [cuda_compiler_version, docker_image]\n");
+  ASSERT_EQ(variants.size(), 12u);
+  const std::string common =
+      "c_compiler=gcc c_compiler_version=13 c_stdlib=sysroot c_stdlib_version=2.17 cuda_compiler=cuda-nvcc ";
+  EXPECT_EQ(variants[0], common + "cuda_compiler_version=12.9 numpy=2 python=3.10 target_platform=linux-64 np2py310h8fe14f7_0");
+  EXPECT_EQ(variants[3], common + "cuda_compiler_version=12.9 numpy=2 python=3.13 target_platform=linux-64 np2py313h909929e_0");
+  EXPECT_EQ(variants[4], common + "cuda_compiler_version=13.0 numpy=2 python=3.10 target_platform=linux-64 np2py310h98262ba_0");
+  EXPECT_EQ(variants[8], common + "cuda_compiler_version=None numpy=2 python=3.10 target_platform=linux-64 np2py310hf700f96_0");
+}
+
+TEST(Variants, OnlyTakenBranchesStayInTheVariant) {
+  // compiler('c') under a Windows selector still expands the matrix (two
+  // builds) but neither uses c_compiler_version on linux-64, as in rattler-build.
+  const auto variants = render_printed(head + "requirements:\n  build:\n    - if: win\n      then: ${{ compiler('c') }}\n",
+                                       "c_compiler: [gcc]\nc_compiler_version: ['12', '13']\n");
+  EXPECT_EQ(variants, (std::vector<std::string>{"target_platform=linux-64 hb0f4dca_0", "target_platform=linux-64 hb0f4dca_0"}));
+}
+
+TEST(Variants, UseAndIgnoreKeysAndNoarch) {
+  EXPECT_EQ(render_printed(head + "build:\n  variant:\n    use_keys: [foo]\n    ignore_keys: [python]\n"
+                                  "requirements:\n  host:\n    - python\n",
+                           "python: ['3.10', '3.11']\nfoo: [a, b]\n")
+                .size(),
+            4u);
+  EXPECT_EQ(render_printed(head + "build:\n  noarch: python\n  number: 2\nrequirements:\n  host:\n    - python\n",
+                           "python: ['3.10']\n"),
+            (std::vector<std::string>{"target_platform=noarch pyh4616a5c_2"}));
+  EXPECT_EQ(render_printed(head + "requirements:\n  host:\n    - r-base\n    - libfoo-dev\n    - python >=3.10\n",
+                           "r_base: ['4.3']\nlibfoo_dev: ['1']\npython: ['3.10', '3.11']\n"),
+            (std::vector<std::string>{"libfoo_dev=1 r_base=4.3 target_platform=linux-64 r43h7348f93_0"}));
+}
+
+TEST(Variants, ScriptAndBuildStringNamesAreUsed) {
+  EXPECT_EQ(render_printed(head + "build:\n  string: x${{ foo }}_${{ hash }}\n  script: echo ${{ bar }}\n",
+                           "foo: [a, b]\nbar: [c]\n"),
+            (std::vector<std::string>{"bar=c foo=a target_platform=linux-64 xa_c3f48db",
+                                      "bar=c foo=b target_platform=linux-64 xb_1095d8d"}));
+}
+
+TEST(Variants, UnequalZipGroupIsAnError) {
+  auto rendered = render_variants(head + "requirements:\n  host:\n    - python\n", "recipe.yaml",
+                                  config_of("python: ['3.10', '3.11']\na: [1]\nb: [1, 2]\nzip_keys:\n  - [a, b]\n"));
+  ASSERT_FALSE(rendered);
+  EXPECT_NE(rendered.error().message.find("zip_keys"), std::string::npos) << rendered.error().message;
+}
+
+}  // namespace
+}  // namespace gpuenv::recipe

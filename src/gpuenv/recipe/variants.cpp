@@ -25,6 +25,9 @@ struct RecipeNames {
   // reading a variant does not record them, but rattler-build counts them.
   std::set<std::string> build_time_names;
   std::vector<std::string> use_keys, ignore_keys;
+  // The context's own names: they shadow variant keys of the same name
+  // (dask-core's `python_min: 3.10` is not conda-forge's python_min).
+  std::set<std::string> context_names;
   ExpressionLimits limits;
 
   void collect(const detail::SyntaxNode& node, std::set<std::string>& into) const {
@@ -102,6 +105,9 @@ struct RecipeNames {
       path.pop_back();
     } else if (node.IsMap()) {
       for (const auto& entry : node) {
+        if (path.size() == 1 && path.front() == "context" && entry.first.IsScalar()) {
+          context_names.insert(entry.first.Scalar());
+        }
         path.push_back(entry.first.IsScalar() ? entry.first.Scalar() : std::string());
         walk(entry.second, path);
         path.pop_back();
@@ -137,9 +143,14 @@ std::expected<RecipeNames, RecipeError> scan_recipe(std::string_view recipe_text
   return names;
 }
 
-// Every zip_keys group's keys that have values must have as many as each other.
+// Every zip_keys group's keys must have as many values as each other. As in
+// rattler-build, a group naming a key without values is not checked (its
+// keys then go together as far as the shortest reaches).
 std::expected<void, RecipeError> check_zip_lengths(const VariantConfig& config, std::string_view file) {
   for (const auto& group : config.zip_keys) {
+    const bool complete = std::all_of(group.begin(), group.end(),
+                                      [&](const std::string& key) { return config.values.contains(key); });
+    if (!complete) continue;
     const std::string* first = nullptr;
     for (const auto& key : group) {
       const auto found = config.values.find(key);
@@ -176,7 +187,8 @@ std::expected<std::vector<Variant>, RecipeError> combinations(const VariantConfi
   }
   std::vector<Variant> result{Variant{}};
   for (const auto& unit : units) {
-    const std::size_t count = config.values.find(unit.front())->second.size();
+    std::size_t count = config.values.find(unit.front())->second.size();
+    for (const auto& key : unit) count = std::min(count, config.values.find(key)->second.size());
     if (result.size() * count > max_combinations) {
       return std::unexpected(variant_error(file, "the variant matrix has more than " + std::to_string(max_combinations) +
                                                      " combinations; zip keys together or use fewer values"));
@@ -222,8 +234,10 @@ std::set<std::string> keys_used_by(const Recipe& recipe, const RecipeNames& name
     add_bare_names(output.requirements.host, used);
   }
   used.insert(names.build_time_names.begin(), names.build_time_names.end());
+  used.insert({"channel_sources", "channel_targets"});
   used.insert(names.use_keys.begin(), names.use_keys.end());
   for (const auto& key : names.ignore_keys) used.erase(key);
+  for (const auto& name : names.context_names) used.erase(name);
   return used;
 }
 
@@ -270,7 +284,7 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
   if (auto zipped = check_zip_lengths(config, file); !zipped) return std::unexpected(std::move(zipped.error()));
   std::set<std::string> used;
   for (const auto& name : names->names) {
-    if (config.values.contains(name)) used.insert(name);
+    if (config.values.contains(name) && !names->context_names.contains(name)) used.insert(name);
   }
   for (const auto& key : names->use_keys) {
     if (config.values.contains(key)) used.insert(key);
@@ -278,6 +292,10 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
   // ignore_keys leave the variant and its hash but, as in rattler-build,
   // still expand the matrix.
   used.erase("target_platform");
+  // rattler-build keeps these in every variant (conda-forge's pinning sets them).
+  for (const char* always : {"channel_sources", "channel_targets"}) {
+    if (config.values.contains(always)) used.insert(always);
+  }
 
   auto combined = combinations(config, used, file);
   if (!combined) return std::unexpected(std::move(combined.error()));

@@ -117,6 +117,23 @@ TEST(Variants, ScriptAndBuildStringNamesAreUsed) {
                                       "bar=c foo=b target_platform=linux-64 xb_1095d8d"}));
 }
 
+TEST(Variants, ContextNamesShadowVariantKeys) {
+  // dask-core's recipe: its context's python_min is not the variant's.
+  EXPECT_EQ(render_printed("context:\n  python_min: \"3.10\"\n" + head +
+                               "build:\n  noarch: python\nrequirements:\n  host:\n    - python ${{ python_min }}.*\n",
+                           "python_min: ['3.9']\n"),
+            (std::vector<std::string>{"target_platform=noarch pyh" + variant_hash(R"({"target_platform": "noarch"})") + "_0"}));
+}
+
+TEST(Variants, ZipGroupNamingAMissingKeyIsNotChecked) {
+  // rattler-build: such a group's keys go together as far as the shortest.
+  const std::string recipe = head + "requirements:\n  host:\n    - python\n    - x\n";
+  EXPECT_EQ(render_printed(recipe, "python: ['3.10', '3.11']\nx: [a, b, c]\nzip_keys:\n  - [x, python, missing]\n"),
+            (std::vector<std::string>{"python=3.10 target_platform=linux-64 x=a py310he9a99c7_0",
+                                      "python=3.11 target_platform=linux-64 x=b py311h1c96001_0"}));
+  EXPECT_EQ(render_printed(recipe, "python: ['3.10']\nx: [a, b, c]\ny: [1]\nzip_keys:\n  - [x, y, missing]\n").size(), 3u);
+}
+
 TEST(Variants, UnequalZipGroupIsAnError) {
   auto rendered = render_variants(head + "requirements:\n  host:\n    - python\n", "recipe.yaml",
                                   config_of("python: ['3.10', '3.11']\na: [1]\nb: [1, 2]\nzip_keys:\n  - [a, b]\n"));

@@ -108,6 +108,28 @@ zip_keys:
   - [cuda_compiler_version, docker_image]
 )";
 
+// variants.yaml selectors, and a later file replacing keys of an earlier one.
+const char* const selected_matrix = R"(c_compiler:
+  - if: linux
+    then: gcc
+    else: [clang, vs2022]
+c_compiler_version:
+  - if: win
+    then: ['2022']
+    else: ['13', '14']
+cuda_compiler_version:
+  - None
+  - if: not osx
+    then: ['12.9', '13.0']
+docker_image:
+  - alma9
+  - if: not osx
+    then: [cuda129, cuda130]
+python: ['3.12', 3.13]
+zip_keys:
+  - [cuda_compiler_version, docker_image]
+)";
+
 const char* const unequal_zip = "python: ['3.10', '3.11']\ncuda_compiler_version: ['12.9']\n"
                                 "zip_keys:\n  - [python, cuda_compiler_version]\n";
 const char* const zip_with_missing_key = "python: ['3.10', '3.11', '3.12']\nnumpy: ['1', '2']\n"
@@ -124,6 +146,8 @@ std::vector<Case> cases(const fs::path& scratch) {
   std::ofstream(matrix) << cuda_matrix;
   const fs::path unequal = scratch / "unequal.yaml";
   std::ofstream(unequal) << unequal_zip;
+  const fs::path selected = scratch / "selected_variants.yaml";
+  std::ofstream(selected) << selected_matrix;
   const fs::path missing = scratch / "missing.yaml";
   std::ofstream(missing) << zip_with_missing_key;
   const fs::path data = testing::testdata();
@@ -132,6 +156,10 @@ std::vector<Case> cases(const fs::path& scratch) {
   for (const char* platform : {"linux-64", "linux-aarch64", "win-64"}) {
     result.push_back(make_case(std::string("cuda matrix ") + platform, cuda_recipe, {}, {matrix}, platform));
     result.push_back(make_case(std::string("selectors ") + platform, selector_recipe, {}, {matrix}, platform));
+  }
+  for (const char* platform : {"linux-64", "osx-arm64", "win-64"}) {
+    result.push_back(make_case(std::string("variants.yaml selectors ") + platform, cuda_recipe, {}, {matrix, selected},
+                               platform));
   }
   result.push_back(make_case("noarch python", noarch_recipe, {}, {matrix}));
   result.push_back(make_case("unequal zip", "package:\n  name: z\n  version: '1'\nrequirements:\n  host:\n    - python\n",

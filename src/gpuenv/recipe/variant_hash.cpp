@@ -2,7 +2,9 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <array>
+#include <map>
 #include <cstdio>
 #include <vector>
 
@@ -73,14 +75,22 @@ std::string short_version(const std::string& version, std::size_t parts) {
 }  // namespace
 
 std::string variant_hash_input(const Variant& variant) {
+  // Keys as rattler-build normalizes them ('-' is '_': an exact pin on
+  // py-foo hashes as py_foo), sorted as sort_keys=True sorts them.
+  std::map<std::string, const Value*> normalized;
+  for (const auto& [key, value] : variant) {
+    std::string name = key;
+    std::replace(name.begin(), name.end(), '-', '_');
+    normalized[name] = &value;
+  }
   std::string out = "{";
   bool first = true;
-  for (const auto& [key, value] : variant) {  // std::map: sorted keys, as sort_keys=True
+  for (const auto& [key, value] : normalized) {
     if (!first) out += ", ";
     first = false;
     append_json_string(out, key);
     out += ": ";
-    append_json_value(out, value);
+    append_json_value(out, *value);
   }
   out += '}';
   return out;

@@ -1,5 +1,5 @@
-// The build-string hash rattler-build gives a variant: the variant's keys and
-// values (target_platform included) printed as Python's
+// The build-string hash rattler-build gives a variant: the variant's keys
+// ('-' as '_') and values (target_platform included) printed as Python's
 // json.dumps(sort_keys=True) prints them (", " and ": " separators, strings
 // escaped as JSON, non-ASCII kept), SHA-1 of that, the first 7 hex digits.
 // The default build string is <prefix>h<hash>_<build number>, the prefix made

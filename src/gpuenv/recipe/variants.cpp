@@ -14,6 +14,8 @@
 namespace gpuenv::recipe {
 namespace {
 
+constexpr std::size_t npos_output = static_cast<std::size_t>(-1);
+
 // A matrix beyond this is a mistake in the variant files (conda-forge's
 // largest feedstocks build a few hundred variants).
 constexpr std::size_t max_combinations = 100'000;
@@ -28,6 +30,11 @@ struct RecipeNames {
   // The context's own names: they shadow variant keys of the same name
   // (dask-core's `python_min: 3.10` is not conda-forge's python_min).
   std::set<std::string> context_names;
+  // Multi-output recipes: the names written outside `outputs` and in each
+  // output (an output's variant keeps only its own and the shared ones).
+  std::set<std::string> shared_names;
+  std::vector<std::set<std::string>> output_names;
+  std::vector<std::set<std::string>> output_build_time_names;
   ExpressionLimits limits;
 
   void collect(const detail::SyntaxNode& node, std::set<std::string>& into) const {
@@ -81,27 +88,43 @@ struct RecipeNames {
   }
 
   void scalar(const std::string& text, const std::vector<std::string>& path) {
-    templates(text, names);
-    if (!path.empty() && path.back() == "if") expression(text, names);
-    const bool build_time = std::find(path.begin(), path.end(), "script") != path.end() ||
-                            ends_with(path, {"build", "string"});
-    if (build_time) templates(text, build_time_names);
-    if (ends_with(path, {"build", "variant", "use_keys", "[]"})) use_keys.push_back(text);
-    if (ends_with(path, {"build", "variant", "ignore_keys", "[]"})) ignore_keys.push_back(text);
+    std::set<std::string> found;
+    templates(text, found);
+    if (!path.empty() && path.back() == "if") expression(text, found);
     static const std::regex bare_name(R"([A-Za-z0-9_.\-]+)");
     if (in_build_or_host(path) && !has_expression(text) && std::regex_match(text, bare_name)) {
       std::string key = text;
       std::replace(key.begin(), key.end(), '-', '_');
-      names.insert(key);
+      found.insert(key);
     }
+    names.insert(found.begin(), found.end());
+    const bool in_output = path.size() >= 2 && path[0] == "outputs" && !output_names.empty();
+    (in_output ? output_names.back() : shared_names).insert(found.begin(), found.end());
+    const bool build_time = std::find(path.begin(), path.end(), "script") != path.end() ||
+                            ends_with(path, {"build", "string"});
+    if (build_time) {
+      std::set<std::string> later;
+      templates(text, later);
+      build_time_names.insert(later.begin(), later.end());
+      if (in_output) output_build_time_names.back().insert(later.begin(), later.end());
+    }
+    if (ends_with(path, {"build", "variant", "use_keys", "[]"})) use_keys.push_back(text);
+    if (ends_with(path, {"build", "variant", "ignore_keys", "[]"})) ignore_keys.push_back(text);
   }
 
   void walk(const YAML::Node& node, std::vector<std::string>& path) {
     if (node.IsScalar()) {
       scalar(node.Scalar(), path);
     } else if (node.IsSequence()) {
+      const bool outputs = path.size() == 1 && path.front() == "outputs";
       path.emplace_back("[]");
-      for (const auto& item : node) walk(item, path);
+      for (const auto& item : node) {
+        if (outputs) {
+          output_names.emplace_back();
+          output_build_time_names.emplace_back();
+        }
+        walk(item, path);
+      }
       path.pop_back();
     } else if (node.IsMap()) {
       for (const auto& entry : node) {
@@ -224,16 +247,31 @@ void add_bare_names(const std::vector<Dependency>& dependencies, std::set<std::s
   }
 }
 
-// The keys reading `recipe` for one combination used (step 3 in variants.hpp).
-std::set<std::string> keys_used_by(const Recipe& recipe, const RecipeNames& names) {
+// The keys reading `recipe` for one combination used (step 3 in
+// variants.hpp); for output `output` of a multi-output recipe, those of them
+// written in that output or outside `outputs`. (The reader records the names
+// of the whole recipe, so a name used in one output's taken branch and
+// written in another's branch not taken counts for both.)
+std::set<std::string> keys_used_by(const Recipe& recipe, const RecipeNames& names, std::size_t output) {
   std::set<std::string> used(recipe.used_names.begin(), recipe.used_names.end());
   add_bare_names(recipe.requirements.build, used);
   add_bare_names(recipe.requirements.host, used);
-  for (const auto& output : recipe.outputs) {
-    add_bare_names(output.requirements.build, used);
-    add_bare_names(output.requirements.host, used);
+  for (const auto& each : recipe.outputs) {
+    add_bare_names(each.requirements.build, used);
+    add_bare_names(each.requirements.host, used);
   }
-  used.insert(names.build_time_names.begin(), names.build_time_names.end());
+  if (recipe.multi_output && output < names.output_names.size()) {
+    std::set<std::string> own;
+    add_bare_names(recipe.outputs[output].requirements.build, own);
+    add_bare_names(recipe.outputs[output].requirements.host, own);
+    own.insert(names.output_build_time_names[output].begin(), names.output_build_time_names[output].end());
+    std::set<std::string> written = names.shared_names;
+    written.insert(names.output_names[output].begin(), names.output_names[output].end());
+    std::erase_if(used, [&](const std::string& key) { return !written.contains(key); });
+    used.insert(own.begin(), own.end());
+  } else {
+    used.insert(names.build_time_names.begin(), names.build_time_names.end());
+  }
   used.insert({"channel_sources", "channel_targets"});
   used.insert(names.use_keys.begin(), names.use_keys.end());
   for (const auto& key : names.ignore_keys) used.erase(key);
@@ -241,14 +279,14 @@ std::set<std::string> keys_used_by(const Recipe& recipe, const RecipeNames& name
   return used;
 }
 
-std::expected<std::string, RecipeError> build_string_of(const Recipe& recipe, const RecipeOptions& options,
-                                                        const std::string& prefix, const std::string& hash,
-                                                        std::string_view file) {
-  if (!recipe.build.string_template) return default_build_string(prefix, hash, recipe.build.number);
+std::expected<std::string, RecipeError> build_string_of(const Recipe& recipe, const Build& build,
+                                                        const RecipeOptions& options, const std::string& prefix,
+                                                        const std::string& hash, std::string_view file) {
+  if (!build.string_template) return default_build_string(prefix, hash, build.number);
   EvaluationContext context;
   for (const auto& [name, value] : recipe.context) context.variables[name] = value;
   context.variables["hash"] = Value::string(hash);
-  context.variables["build_number"] = Value::integer(recipe.build.number);
+  context.variables["build_number"] = Value::integer(build.number);
   context.variant = options.variant;
   context.target_platform = options.target_platform;
   context.build_platform = options.build_platform;
@@ -256,9 +294,9 @@ std::expected<std::string, RecipeError> build_string_of(const Recipe& recipe, co
   context.environment = options.environment;
   context.limits = options.expression_limits;
   try {
-    return render_template(*recipe.build.string_template, context).display();
+    return render_template(*build.string_template, context).display();
   } catch (const ExpressionError& error) {
-    return std::unexpected(variant_error(file, std::string(file) + ": build.string '" + *recipe.build.string_template +
+    return std::unexpected(variant_error(file, std::string(file) + ": build.string '" + *build.string_template +
                                                    "' cannot be rendered: " + error.what()));
   }
 }
@@ -307,21 +345,60 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
     for (const auto& [key, value] : combination) read_options.variant[key] = value.display();
     auto recipe = parse_recipe(recipe_text, file, read_options);
     if (!recipe) return std::unexpected(std::move(recipe.error()));
-    RenderedVariant each;
-    const std::set<std::string> keys = keys_used_by(*recipe, *names);
-    for (const auto& [key, value] : combination) {
-      if (keys.contains(key)) each.variant[key] = value;
+    const std::size_t first = rendered.size();
+    auto add = [&](std::size_t output, const std::string& name, const std::string& version, const Build& build,
+                   const Requirements& requirements) -> std::expected<void, RecipeError> {
+      RenderedVariant each;
+      each.output_name = name;
+      each.output_index = output;
+      const std::set<std::string> keys = keys_used_by(*recipe, *names, output);
+      for (const auto& [key, value] : combination) {
+        if (keys.contains(key)) each.variant[key] = value;
+      }
+      // An exact pin on an earlier output of this combination puts that
+      // output's "version build_string" in the variant, as rattler-build does.
+      for (const auto* section : {&requirements.build, &requirements.host, &requirements.run}) {
+        for (const auto& dependency : *section) {
+          if (!dependency.pin || dependency.pin->kind != Pin::Kind::subpackage || !dependency.pin->exact) continue;
+          for (std::size_t earlier = first; earlier < rendered.size(); ++earlier) {
+            if (rendered[earlier].output_name == dependency.pin->name) {
+              each.variant[dependency.pin->name] =
+                  Value::string(rendered[earlier].output_version + " " + rendered[earlier].build_string);
+            }
+          }
+        }
+      }
+      if (build.noarch == "python") each.variant.erase("python");
+      each.variant["target_platform"] = Value::string(build.noarch ? "noarch" : options.target_platform);
+      each.hash_input = variant_hash_input(each.variant);
+      each.hash = variant_hash(each.hash_input);
+      auto build_string = build_string_of(*recipe, build, read_options, variant_hash_prefix(each.variant, build.noarch),
+                                          each.hash, file);
+      if (!build_string) return std::unexpected(std::move(build_string.error()));
+      each.build_string = std::move(*build_string);
+      each.output_version = version;
+      rendered.push_back(std::move(each));
+      return {};
+    };
+    if (!recipe->multi_output) {
+      if (auto added = add(npos_output, recipe->name, recipe->version, recipe->build, recipe->requirements); !added) {
+        return std::unexpected(std::move(added.error()));
+      }
+    } else {
+      for (std::size_t output = 0; output < recipe->outputs.size(); ++output) {
+        const Output& each = recipe->outputs[output];
+        if (each.kind != Output::Kind::package) continue;
+        // An output inherits the top level's build number (CEP 14); the reader
+        // leaves 0 where the output sets none, so 0 stands for "not set" here.
+        Build build = each.build;
+        if (build.number == 0) build.number = recipe->build.number;
+        if (auto added = add(output, each.name, each.version.value_or(recipe->version), build, each.requirements);
+            !added) {
+          return std::unexpected(std::move(added.error()));
+        }
+      }
     }
-    const auto& noarch = recipe->build.noarch;
-    if (noarch == "python") each.variant.erase("python");
-    each.variant["target_platform"] = Value::string(noarch ? "noarch" : options.target_platform);
-    each.hash_input = variant_hash_input(each.variant);
-    each.hash = variant_hash(each.hash_input);
-    auto build_string = build_string_of(*recipe, read_options, variant_hash_prefix(each.variant, noarch), each.hash, file);
-    if (!build_string) return std::unexpected(std::move(build_string.error()));
-    each.build_string = std::move(*build_string);
-    each.recipe = std::move(*recipe);
-    rendered.push_back(std::move(each));
+    for (std::size_t index = first; index < rendered.size(); ++index) rendered[index].recipe = *recipe;
   }
   return rendered;
 }

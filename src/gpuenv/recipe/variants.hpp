@@ -13,6 +13,10 @@
 //      reading used (the taken selector branches), the bare build/host
 //      package names and build.string/script names, less ignore_keys, and target_platform
 //      ("noarch" for noarch packages; noarch: python drops python).
+// A multi-output recipe gives, per combination, each package output in the
+// order written, its variant keeping the keys written in it or outside
+// `outputs`; an exact pin_subpackage adds the pinned output's
+// "version build_string". Staging outputs give none.
 // Variants come sorted by their combination (key by key, values compared as
 // minijinja compares them), one per combination: like rattler-build's render,
 // two combinations that give the same variant are both listed.
@@ -33,9 +37,14 @@ namespace gpuenv::recipe {
 
 using Variant = std::map<std::string, Value, std::less<>>;
 
+// One package to build: a recipe's (or one of its outputs') variant.
 struct RenderedVariant {
+  std::string output_name;     // the package's name
+  std::string output_version;
+  // Index into recipe.outputs; SIZE_MAX for a single-output recipe.
+  std::size_t output_index = static_cast<std::size_t>(-1);
   Variant variant;         // the keys this build uses, target_platform included
-  Recipe recipe;           // read for this variant
+  Recipe recipe;           // the whole recipe read for this combination
   std::string hash_input;  // what the build-string hash is computed from (variant_hash.hpp)
   std::string hash;        // 7 hex digits
   std::string build_string;

@@ -130,6 +130,48 @@ zip_keys:
   - [cuda_compiler_version, docker_image]
 )";
 
+const char* const multi_output_recipe = R"(recipe:
+  name: multi
+  version: "1.0"
+build:
+  number: 2
+outputs:
+  - package:
+      name: libfoo
+    requirements:
+      build:
+        - ${{ compiler('c') }}
+        - if: cuda_compiler_version != "None"
+          then: ${{ compiler('cuda') }}
+      host:
+        - zlib
+  - package:
+      name: py-foo
+    requirements:
+      build:
+        - ${{ compiler('c') }}
+      host:
+        - python
+        - numpy
+        - ${{ pin_subpackage('libfoo', exact=True) }}
+  - package:
+      name: foo-tools
+      version: "2.0"
+    build:
+      string: tools_${{ hash }}
+    requirements:
+      host:
+        - ${{ pin_subpackage('py-foo', exact=True) }}
+        - perl
+  - package:
+      name: foo-noarch
+    build:
+      noarch: generic
+    requirements:
+      run:
+        - ${{ pin_subpackage('py-foo') }}
+)";
+
 const char* const unequal_zip = "python: ['3.10', '3.11']\ncuda_compiler_version: ['12.9']\n"
                                 "zip_keys:\n  - [python, cuda_compiler_version]\n";
 const char* const zip_with_missing_key = "python: ['3.10', '3.11', '3.12']\nnumpy: ['1', '2']\n"
@@ -162,6 +204,9 @@ std::vector<Case> cases(const fs::path& scratch) {
                                platform));
   }
   result.push_back(make_case("noarch python", noarch_recipe, {}, {matrix}));
+  for (const char* platform : {"linux-64", "win-64"}) {
+    result.push_back(make_case(std::string("multi-output ") + platform, multi_output_recipe, {}, {matrix}, platform));
+  }
   result.push_back(make_case("unequal zip", "package:\n  name: z\n  version: '1'\nrequirements:\n  host:\n    - python\n",
                              {}, {unequal}));
   result.push_back(make_case("stdlib('c') without c_stdlib",
@@ -172,6 +217,7 @@ std::vector<Case> cases(const fs::path& scratch) {
     for (const char* platform : {"linux-64", "linux-aarch64", "osx-arm64", "win-64"}) {
       result.push_back(make_case(std::string("cuda over pinning ") + platform, cuda_recipe, {}, {pinning}, platform));
       result.push_back(make_case(std::string("cuda over pinning + matrix ") + platform, cuda_recipe, {}, {pinning, matrix}, platform));
+      result.push_back(make_case(std::string("multi-output over pinning ") + platform, multi_output_recipe, {}, {pinning}, platform));
     }
     result.push_back(make_case("cuda over pinning, CF_CUDA_ENABLED", cuda_recipe, {}, {pinning}, "linux-64",
                       {{"CF_CUDA_ENABLED", "True"}}));
@@ -237,7 +283,7 @@ json ours(const Case& each) {
   for (const auto& variant : *rendered) {
     json values = json::object();
     for (const auto& [key, value] : variant.variant) values[key] = value_json(value);
-    variants.push_back({{"output", variant.recipe.name},
+    variants.push_back({{"output", variant.output_name},
                         {"variant", values},
                         {"build_string", variant.build_string},
                         {"hash", variant.hash}});

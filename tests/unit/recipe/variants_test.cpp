@@ -53,6 +53,10 @@ TEST(VariantHash, MatchesRattlerBuild) {
   Variant typed{{"flag", Value::boolean(true)}, {"numpy", Value::integer(2)}, {"python", Value::string("3.10")},
                 {"target_platform", Value::string("linux-64")}};
   EXPECT_EQ(variant_hash(variant_hash_input(typed)), "bc7391a");
+  // An exact pin on py-foo hashes under py_foo (rattler-build's normalized key).
+  Variant pinned{{"perl", Value::string("5.32.1")}, {"py-foo", Value::string("1.0 np2py310hd5c7b09_2")},
+                 {"target_platform", Value::string("linux-64")}};
+  EXPECT_EQ(variant_hash(variant_hash_input(pinned)), "74fd9e9");
 }
 
 TEST(VariantHash, PrefixAsRattlerBuild) {
@@ -132,6 +136,43 @@ TEST(Variants, ZipGroupNamingAMissingKeyIsNotChecked) {
             (std::vector<std::string>{"python=3.10 target_platform=linux-64 x=a py310he9a99c7_0",
                                       "python=3.11 target_platform=linux-64 x=b py311h1c96001_0"}));
   EXPECT_EQ(render_printed(recipe, "python: ['3.10']\nx: [a, b, c]\ny: [1]\nzip_keys:\n  - [x, y, missing]\n").size(), 3u);
+}
+
+const char* const multi_output_recipe = R"(recipe:
+  name: multi
+  version: "1.0"
+outputs:
+  - package:
+      name: libfoo
+    requirements:
+      build:
+        - ${{ compiler('c') }}
+  - package:
+      name: py-foo
+    requirements:
+      host:
+        - python
+        - ${{ pin_subpackage('libfoo', exact=True) }}
+  - package:
+      name: foo-noarch
+    build:
+      noarch: generic
+    requirements:
+      run:
+        - ${{ pin_subpackage('py-foo') }}
+)";
+
+TEST(Variants, MultiOutputVariantsPerOutputWithExactPins) {
+  auto rendered = render_variants(multi_output_recipe, "recipe.yaml",
+                                  config_of("c_compiler: [gcc]\nc_compiler_version: ['13', '14']\npython: ['3.11', '3.12']\n"));
+  ASSERT_TRUE(rendered) << rendered.error().message;
+  std::vector<std::string> printed_outputs;
+  for (const auto& each : *rendered) printed_outputs.push_back(each.output_name + " " + printed(each.variant) + each.build_string);
+  ASSERT_EQ(printed_outputs.size(), 12u);
+  EXPECT_EQ(printed_outputs[0], "libfoo c_compiler=gcc c_compiler_version=13 target_platform=linux-64 hd9b5cea_0");
+  EXPECT_EQ(printed_outputs[1], "py-foo libfoo=1.0 hd9b5cea_0 python=3.11 target_platform=linux-64 py311hde5ba14_0");
+  EXPECT_EQ(printed_outputs[2], "foo-noarch target_platform=noarch h4616a5c_0");
+  EXPECT_EQ(printed_outputs[10], "py-foo libfoo=1.0 h154eacf_0 python=3.12 target_platform=linux-64 py312hf18fe52_0");
 }
 
 TEST(Variants, UnequalZipGroupIsAnError) {

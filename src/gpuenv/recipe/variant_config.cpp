@@ -277,8 +277,15 @@ std::expected<VariantConfig, RecipeError> parse_variant_config(std::string_view 
   } catch (VariantFailure& failure) {
     return std::unexpected(std::move(failure.error));
   } catch (const YAML::Exception& error) {
-    state.fail(RecipeError::Kind::not_yaml, static_cast<std::size_t>(error.mark.line + 1),
-               static_cast<std::size_t>(error.mark.column + 1), "", "the YAML cannot be read here:");
+    // A conversion the checks above did not foresee: still the file's fault.
+    RecipeError refused;
+    refused.kind = RecipeError::Kind::not_yaml;
+    refused.file = std::string(file);
+    refused.line = static_cast<std::size_t>(error.mark.line + 1);
+    refused.column = static_cast<std::size_t>(error.mark.column + 1);
+    refused.message = format_recipe_message(file, text, refused.line, refused.column, "",
+                                            "this YAML is not a variant file's mapping of keys to values:");
+    return std::unexpected(std::move(refused));
   }
 }
 

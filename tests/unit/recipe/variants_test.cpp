@@ -3,6 +3,7 @@
 // recipes and variant files (variants_differential_test.cpp asks it live).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -111,6 +112,23 @@ TEST(Variants, FourCudaVersionsTimesThreePythonsRenderQuickly) {
   EXPECT_EQ(rendered->size(), 12u);
   EXPECT_LT(elapsed, 500.0);
   std::printf("12 variants rendered in %.2f ms\n", elapsed);
+}
+
+TEST(Variants, RecipeVariableNamesCoverAllBranchesAndFunctions) {
+  auto names = recipe_variable_names("context:\n  v: ${{ blas }}\n" + head +
+                                         "build:\n  variant:\n    use_keys: [extra]\n    ignore_keys: [skipped]\n"
+                                         "requirements:\n  build:\n    - if: win\n      then: ${{ compiler('c') }}\n"
+                                         "      else: ${{ stdlib('c') }}\n  host:\n    - libfoo-dev\n    - skipped\n"
+                                         "    - numpy >=2\n  run:\n    - zlib\n",
+                                     "recipe.yaml");
+  ASSERT_TRUE(names) << names.error().message;
+  for (const char* expected : {"blas", "c_compiler", "c_compiler_version", "c_stdlib", "c_stdlib_version", "extra",
+                               "libfoo_dev", "win"}) {
+    EXPECT_NE(std::find(names->begin(), names->end(), expected), names->end()) << expected;
+  }
+  for (const char* absent : {"skipped", "numpy", "zlib"}) {
+    EXPECT_EQ(std::find(names->begin(), names->end(), absent), names->end()) << absent;
+  }
 }
 
 TEST(Variants, OnlyTakenBranchesStayInTheVariant) {

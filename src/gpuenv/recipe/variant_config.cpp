@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "gpuenv/recipe/expression.hpp"
@@ -105,6 +106,12 @@ std::string apply_line_selectors(const FileState& state) {
   return result;
 }
 
+// rattler-build's normalized key: '-' and '_' are the same (`r-base` is r_base).
+std::string normalized_key(std::string key) {
+  std::replace(key.begin(), key.end(), '-', '_');
+  return key;
+}
+
 Value scalar_value(const YAML::Node& node, const FileState& state) {
   const std::string& text = node.Scalar();
   const bool plain = node.Tag() == "?";
@@ -173,7 +180,7 @@ std::vector<std::vector<std::string>> read_zip_keys(const YAML::Node& node, cons
     for (const auto& key : group) {
       if (key.IsNull()) continue;
       if (!key.IsScalar()) state.fail_at(key, "", "zip_keys names keys (text), found a nested structure");
-      keys.push_back(key.Scalar());
+      keys.push_back(normalized_key(key.Scalar()));
     }
     if (!keys.empty()) groups.push_back(std::move(keys));
   }
@@ -208,7 +215,7 @@ VariantConfig read_document(const YAML::Node& root, const FileState& state) {
   if (!root.IsMap()) state.fail_at(root, "", "a variant file is a mapping of keys to lists of values");
   for (const auto& entry : root) {
     if (!entry.first.IsScalar()) state.fail_at(entry.first, "", "variant keys are text");
-    const std::string key = entry.first.Scalar();
+    const std::string key = normalized_key(entry.first.Scalar());
     if (key == "zip_keys") {
       config.zip_keys = read_zip_keys(entry.second, state);
     } else if (key == "pin_run_as_build") {
@@ -329,7 +336,7 @@ std::expected<void, RecipeError> apply_variant_overrides(VariantConfig& config,
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);
     }
-    config.values[text.substr(0, equals)] = std::move(values);
+    config.values[normalized_key(text.substr(0, equals))] = std::move(values);
   }
   return {};
 }

@@ -8,6 +8,8 @@
 //     `# [expression]` is kept only when the expression is true for the target
 //     platform (os.environ.get(...) reads `environment`); true/false are
 //     typed, an empty item is none, everything else is text (`15` is "15").
+// Keys are normalized as rattler-build does: '-' reads as '_' (`r-base:` is
+// r_base), in zip_keys and --variant overrides too.
 // Files merge in order: a later file's key replaces the earlier one's values,
 // and its zip_keys (when it has any) replace the earlier ones.
 #pragma once

@@ -37,6 +37,16 @@ TEST(VariantConfig, VariantsYamlTypesValuesAsRattlerBuild) {
   EXPECT_EQ(printed(config, "single"), (std::vector<std::string>{"\"abc\""}));
 }
 
+TEST(VariantConfig, KeysAreNormalizedAsRattlerBuildDoes) {
+  // rattler-build reads `r-base:` as r_base (so `- r-base` in a recipe finds it).
+  auto config = parse_ok("r-base: ['4.4']\nfoo-bar: [1]\nzip_keys:\n  - [r-base, foo-bar]\n", VariantFileFormat::variants_yaml);
+  EXPECT_EQ(printed(config, "r_base"), (std::vector<std::string>{"\"4.4\""}));
+  EXPECT_EQ(config.zip_keys, (std::vector<std::vector<std::string>>{{"r_base", "foo_bar"}}));
+  ASSERT_TRUE(apply_variant_overrides(config, {"foo-bar=2"}));
+  EXPECT_EQ(printed(config, "foo_bar"), (std::vector<std::string>{"\"2\""}));
+  EXPECT_FALSE(config.values.contains("foo-bar"));
+}
+
 TEST(VariantConfig, VariantsYamlSelectorsInLists) {
   const std::string text = "c_compiler:\n  - if: linux\n    then: gcc\n    else: clang\n  - if: win\n    then: [vs2022]\n";
   EXPECT_EQ(printed(parse_ok(text, VariantFileFormat::variants_yaml), "c_compiler"), (std::vector<std::string>{"\"gcc\""}));

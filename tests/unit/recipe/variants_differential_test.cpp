@@ -190,6 +190,8 @@ std::vector<Case> cases(const fs::path& scratch) {
   std::ofstream(unequal) << unequal_zip;
   const fs::path selected = scratch / "selected_variants.yaml";
   std::ofstream(selected) << selected_matrix;
+  const fs::path dashed = scratch / "dashed.yaml";
+  std::ofstream(dashed) << "r-base: ['4.3', '4.4']\nfoo-bar: ['1', '2']\nzip_keys:\n  - [r-base, foo_bar]\n";
   const fs::path missing = scratch / "missing.yaml";
   std::ofstream(missing) << zip_with_missing_key;
   const fs::path data = testing::testdata();
@@ -204,6 +206,9 @@ std::vector<Case> cases(const fs::path& scratch) {
                                platform));
   }
   result.push_back(make_case("noarch python", noarch_recipe, {}, {matrix}));
+  result.push_back(make_case("dashed variant keys",
+                             "package:\n  name: d\n  version: '1'\nrequirements:\n  host:\n    - r-base\n    - foo_bar\n",
+                             {}, {dashed}));
   for (const char* platform : {"linux-64", "win-64"}) {
     result.push_back(make_case(std::string("multi-output ") + platform, multi_output_recipe, {}, {matrix}, platform));
   }

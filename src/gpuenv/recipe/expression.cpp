@@ -222,7 +222,18 @@ class Evaluator {
     if (callee.type == SyntaxNode::Type::attribute) {
       // Values have no methods ('a'.upper() is refused, as in rattler-build);
       // an undefined receiver is reported as undefined first.
-      (void)defined(*callee.children[0]);
+      const Value receiver = defined(*callee.children[0]);
+      if (context_.string_prefix_methods && receiver.kind() == Value::Kind::string &&
+          (callee.text == "startswith" || callee.text == "endswith")) {
+        const auto given = arguments(node, 1);
+        if (given.positional.size() != 1 || !given.keywords.empty() ||
+            given.positional[0].kind() != Value::Kind::string) {
+          fail(node, Kind::invalid_operation, "startswith/endswith take one string:");
+        }
+        const std::string& text = receiver.as_string();
+        const std::string& affix = given.positional[0].as_string();
+        return Value::boolean(callee.text == "startswith" ? text.starts_with(affix) : text.ends_with(affix));
+      }
       fail(node, Kind::unknown_name, "unknown method:");
     }
     if (callee.type != SyntaxNode::Type::name) fail(node, Kind::invalid_operation, "this value cannot be called:");

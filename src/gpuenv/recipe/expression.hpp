@@ -83,6 +83,9 @@ struct EvaluationContext {
   // up c_compiler and c_compiler_version) is added: the variant keys a
   // recipe uses.
   std::set<std::string>* used_names = nullptr;
+  // conda_build_config.yaml selectors (rattler-build reads them with
+  // str.startswith/endswith, which recipes do not have).
+  bool string_prefix_methods = false;
 };
 
 // Evaluates the text between `${{` and `}}`. Throws ExpressionError.

@@ -10,16 +10,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <expected>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <string>
 
 #include "expression_cases.hpp"
+#include "rattler_tool.hpp"
 #include "gpuenv/recipe/recipe.hpp"
 
 namespace gpuenv::recipe {
@@ -28,29 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string test_python() {
-  if (const char* configured = std::getenv("GPUENV_TEST_PYTHON"); configured != nullptr && *configured != '\0') {
-    return configured;
-  }
-  return GPUENV_SOURCE_DIR "/build/deps/test-tools/bin/python";
-}
-
-fs::path testdata() {
-  const char* configured = std::getenv("GPUENV_TESTDATA");
-  return configured != nullptr ? configured : GPUENV_DEFAULT_TESTDATA;
-}
-
-std::string run_with_input(const std::string& command, const std::string& input, const fs::path& scratch) {
-  const fs::path request = scratch / "request.json";
-  std::ofstream(request) << input;
-  std::string output;
-  FILE* pipe = ::popen((command + " < '" + request.string() + "' 2>/dev/null").c_str(), "r");
-  if (pipe == nullptr) return output;
-  std::array<char, 4096> buffer{};
-  while (const auto got = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), got);
-  ::pclose(pipe);
-  return output;
-}
+using testing::testdata;
 
 std::map<std::string, std::string, std::less<>> cuda_variant() {
   return {{"c_stdlib", "sysroot"},       {"c_stdlib_version", "2.17"}, {"c_compiler", "gcc"},
@@ -176,26 +152,7 @@ std::vector<Case> differential_cases() {
 // rattler_render.py's answers to `requests`, one per request; empty when
 // the tools are missing or did not answer (`why` says what happened).
 json ask_rattler_build(const json& requests, std::string& why) {
-  const std::string python = test_python();
-  if (!fs::exists(python)) {
-    why = python + " missing: scripts/setup.sh installs py-rattler-build there";
-    return json();
-  }
-  const fs::path helper = fs::path(GPUENV_SOURCE_DIR) / "tests/unit/recipe/rattler_render.py";
-  const fs::path scratch = fs::temp_directory_path() / ("gpuenv-recipe-differential-" + std::to_string(::getpid()));
-  fs::create_directories(scratch);
-  const std::string answer = run_with_input("'" + python + "' '" + helper.string() + "'", requests.dump(), scratch);
-  fs::remove_all(scratch);
-  json answers;
-  try {
-    answers = json::parse(answer);
-  } catch (const json::exception&) {
-  }
-  if (!answers.is_array() || answers.size() != requests.size()) {
-    why = "rattler-build did not answer (is py-rattler-build installed in " + python + "?): " + answer.substr(0, 2000);
-    return json();
-  }
-  return answers;
+  return testing::ask_rattler_helper("rattler_render.py", requests, why);
 }
 
 TEST(RecipeRattlerDifferential, ExpressionsPrintWhatRattlerBuildPrints) {

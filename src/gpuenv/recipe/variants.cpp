@@ -1,0 +1,406 @@
+#include "gpuenv/recipe/variants.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "gpuenv/recipe/expression_syntax.hpp"
+#include "gpuenv/recipe/recipe.hpp"
+#include "gpuenv/recipe/variant_hash.hpp"
+#include "gpuenv/util/yaml_document.hpp"
+
+namespace gpuenv::recipe {
+namespace {
+
+constexpr std::size_t npos_output = static_cast<std::size_t>(-1);
+
+// A matrix beyond this is a mistake in the variant files (conda-forge's
+// largest feedstocks build a few hundred variants).
+constexpr std::size_t max_combinations = 100'000;
+
+// The recipe's text walked once, without a variant: every name it may look up.
+struct RecipeNames {
+  std::set<std::string> names;
+  // Names in build.string and scripts: rendered only at build time, so
+  // reading a variant does not record them, but rattler-build counts them.
+  std::set<std::string> build_time_names;
+  std::vector<std::string> use_keys, ignore_keys;
+  // The context's own names: they shadow variant keys of the same name
+  // (dask-core's `python_min: 3.10` is not conda-forge's python_min).
+  std::set<std::string> context_names;
+  // Multi-output recipes: the names written outside `outputs` and in each
+  // output (an output's variant keeps only its own and the shared ones).
+  std::set<std::string> shared_names;
+  std::vector<std::set<std::string>> output_names;
+  std::vector<std::set<std::string>> output_build_time_names;
+  ExpressionLimits limits;
+
+  void collect(const detail::SyntaxNode& node, std::set<std::string>& into) const {
+    if (node.type == detail::SyntaxNode::Type::name) into.insert(node.text);
+    if (node.type == detail::SyntaxNode::Type::call && node.children[0]->type == detail::SyntaxNode::Type::name) {
+      const std::string& function = node.children[0]->text;
+      const bool literal_argument = node.children.size() > 1 &&
+                                    node.children[1]->type == detail::SyntaxNode::Type::literal &&
+                                    node.children[1]->literal.kind() == Value::Kind::string;
+      const std::string language = literal_argument ? node.children[1]->literal.as_string() : std::string();
+      if ((function == "compiler" || function == "stdlib") && !language.empty()) {
+        into.insert(language + "_" + function);
+        into.insert(language + "_" + function + "_version");
+      }
+      if (function == "cdt") into.insert("cdt_name");
+    }
+    for (const auto& child : node.children) {
+      if (child) collect(*child, into);
+    }
+  }
+
+  void expression(std::string_view text, std::set<std::string>& into) const {
+    try {
+      collect(*detail::parse_expression(text, limits), into);
+    } catch (const ExpressionError&) {
+      // Reading the recipe reports it, with its position.
+    }
+  }
+
+  void templates(std::string_view text, std::set<std::string>& into) const {
+    for (auto open = text.find("${{"); open != std::string_view::npos; open = text.find("${{", open)) {
+      const auto close = text.find("}}", open + 3);
+      if (close == std::string_view::npos) return;
+      expression(text.substr(open + 3, close - open - 3), into);
+      open = close + 2;
+    }
+  }
+
+  // Below requirements.build/host, through lists and if/then/else only.
+  static bool in_build_or_host(const std::vector<std::string>& path) {
+    for (std::size_t i = path.size(); i-- > 0;) {
+      if (path[i] == "[]" || path[i] == "then" || path[i] == "else") continue;
+      return (path[i] == "build" || path[i] == "host") && i > 0 && path[i - 1] == "requirements";
+    }
+    return false;
+  }
+
+  static bool ends_with(const std::vector<std::string>& path, std::initializer_list<std::string_view> tail) {
+    if (path.size() < tail.size()) return false;
+    return std::equal(tail.begin(), tail.end(), path.end() - static_cast<std::ptrdiff_t>(tail.size()));
+  }
+
+  void scalar(const std::string& text, const std::vector<std::string>& path) {
+    std::set<std::string> found;
+    templates(text, found);
+    if (!path.empty() && path.back() == "if") expression(text, found);
+    static const std::regex bare_name(R"([A-Za-z0-9_.\-]+)");
+    if (in_build_or_host(path) && !has_expression(text) && std::regex_match(text, bare_name)) {
+      std::string key = text;
+      std::replace(key.begin(), key.end(), '-', '_');
+      found.insert(key);
+    }
+    names.insert(found.begin(), found.end());
+    const bool in_output = path.size() >= 2 && path[0] == "outputs" && !output_names.empty();
+    (in_output ? output_names.back() : shared_names).insert(found.begin(), found.end());
+    const bool build_time = std::find(path.begin(), path.end(), "script") != path.end() ||
+                            ends_with(path, {"build", "string"});
+    if (build_time) {
+      std::set<std::string> later;
+      templates(text, later);
+      build_time_names.insert(later.begin(), later.end());
+      if (in_output) output_build_time_names.back().insert(later.begin(), later.end());
+    }
+    if (ends_with(path, {"build", "variant", "use_keys", "[]"})) use_keys.push_back(text);
+    if (ends_with(path, {"build", "variant", "ignore_keys", "[]"})) ignore_keys.push_back(text);
+  }
+
+  void walk(const YAML::Node& node, std::vector<std::string>& path) {
+    if (node.IsScalar()) {
+      scalar(node.Scalar(), path);
+    } else if (node.IsSequence()) {
+      const bool outputs = path.size() == 1 && path.front() == "outputs";
+      path.emplace_back("[]");
+      for (const auto& item : node) {
+        if (outputs) {
+          output_names.emplace_back();
+          output_build_time_names.emplace_back();
+        }
+        walk(item, path);
+      }
+      path.pop_back();
+    } else if (node.IsMap()) {
+      for (const auto& entry : node) {
+        if (path.size() == 1 && path.front() == "context" && entry.first.IsScalar()) {
+          context_names.insert(entry.first.Scalar());
+        }
+        path.push_back(entry.first.IsScalar() ? entry.first.Scalar() : std::string());
+        walk(entry.second, path);
+        path.pop_back();
+      }
+    }
+  }
+};
+
+RecipeError variant_error(std::string_view file, std::string message) {
+  RecipeError error;
+  error.kind = RecipeError::Kind::invalid_value;
+  error.file = std::string(file);
+  error.message = std::move(message);
+  return error;
+}
+
+std::expected<RecipeNames, RecipeError> scan_recipe(std::string_view recipe_text, std::string_view file,
+                                                    const RecipeOptions& options) {
+  util::YamlLimits limits;
+  limits.max_file_bytes = options.max_file_bytes;
+  limits.max_depth = options.max_depth;
+  auto root = util::load_yaml(recipe_text, file, limits);
+  if (!root) {
+    RecipeError error = variant_error(file, root.error().message);
+    error.kind = root.error().kind == util::YamlError::Kind::not_yaml ? RecipeError::Kind::not_yaml
+                                                                     : RecipeError::Kind::too_large;
+    return std::unexpected(std::move(error));
+  }
+  RecipeNames names;
+  names.limits = options.expression_limits;
+  std::vector<std::string> path;
+  names.walk(*root, path);
+  return names;
+}
+
+// Every zip_keys group's keys must have as many values as each other. As in
+// rattler-build, a group naming a key without values is not checked (its
+// keys then go together as far as the shortest reaches).
+std::expected<void, RecipeError> check_zip_lengths(const VariantConfig& config, std::string_view file) {
+  for (const auto& group : config.zip_keys) {
+    const bool complete = std::all_of(group.begin(), group.end(),
+                                      [&](const std::string& key) { return config.values.contains(key); });
+    if (!complete) continue;
+    const std::string* first = nullptr;
+    for (const auto& key : group) {
+      const auto found = config.values.find(key);
+      if (found == config.values.end()) continue;
+      if (first == nullptr) {
+        first = &key;
+      } else if (found->second.size() != config.values.find(*first)->second.size()) {
+        return std::unexpected(variant_error(
+            file, "zip_keys: '" + key + "' has " + std::to_string(found->second.size()) + " values but '" + *first +
+                      "', zipped with it, has " + std::to_string(config.values.find(*first)->second.size()) +
+                      "; keys zipped together need as many values each"));
+      }
+    }
+  }
+  return {};
+}
+
+// The combinations of the used keys' values, a zip group's keys taken together.
+std::expected<std::vector<Variant>, RecipeError> combinations(const VariantConfig& config,
+                                                              const std::set<std::string>& used, std::string_view file) {
+  std::vector<std::vector<std::string>> units;
+  std::set<std::string> placed;
+  for (const auto& key : used) {
+    if (placed.contains(key)) continue;
+    std::vector<std::string> unit{key};
+    for (const auto& group : config.zip_keys) {
+      if (std::find(group.begin(), group.end(), key) == group.end()) continue;
+      for (const auto& partner : group) {
+        if (partner != key && used.contains(partner) && !placed.contains(partner)) unit.push_back(partner);
+      }
+    }
+    placed.insert(unit.begin(), unit.end());
+    units.push_back(std::move(unit));
+  }
+  std::vector<Variant> result{Variant{}};
+  for (const auto& unit : units) {
+    std::size_t count = config.values.find(unit.front())->second.size();
+    for (const auto& key : unit) count = std::min(count, config.values.find(key)->second.size());
+    if (result.size() * count > max_combinations) {
+      return std::unexpected(variant_error(file, "the variant matrix has more than " + std::to_string(max_combinations) +
+                                                     " combinations; zip keys together or use fewer values"));
+    }
+    std::vector<Variant> next;
+    next.reserve(result.size() * count);
+    for (const auto& partial : result) {
+      for (std::size_t index = 0; index < count; ++index) {
+        Variant variant = partial;
+        for (const auto& key : unit) variant[key] = config.values.find(key)->second[index];
+        next.push_back(std::move(variant));
+      }
+    }
+    result = std::move(next);
+  }
+  // All have the same keys: compared value by value in key order.
+  std::stable_sort(result.begin(), result.end(), [](const Variant& a, const Variant& b) {
+    for (auto left = a.begin(), right = b.begin(); left != a.end() && right != b.end(); ++left, ++right) {
+      if (const int order = compare(left->second, right->second); order != 0) return order < 0;
+    }
+    return false;
+  });
+  return result;
+}
+
+void add_bare_names(const std::vector<Dependency>& dependencies, std::set<std::string>& into) {
+  static const std::regex bare_name(R"([A-Za-z0-9_.\-]+)");
+  for (const auto& dependency : dependencies) {
+    if (dependency.pin || !std::regex_match(dependency.spec, bare_name)) continue;
+    std::string key = dependency.spec;
+    std::replace(key.begin(), key.end(), '-', '_');
+    into.insert(key);
+  }
+}
+
+// The keys reading `recipe` for one combination used (step 3 in
+// variants.hpp); for output `output` of a multi-output recipe, those of them
+// written in that output or outside `outputs`. (The reader records the names
+// of the whole recipe, so a name used in one output's taken branch and
+// written in another's branch not taken counts for both.)
+std::set<std::string> keys_used_by(const Recipe& recipe, const RecipeNames& names, std::size_t output) {
+  std::set<std::string> used(recipe.used_names.begin(), recipe.used_names.end());
+  add_bare_names(recipe.requirements.build, used);
+  add_bare_names(recipe.requirements.host, used);
+  for (const auto& each : recipe.outputs) {
+    add_bare_names(each.requirements.build, used);
+    add_bare_names(each.requirements.host, used);
+  }
+  if (recipe.multi_output && output < names.output_names.size()) {
+    std::set<std::string> own;
+    add_bare_names(recipe.outputs[output].requirements.build, own);
+    add_bare_names(recipe.outputs[output].requirements.host, own);
+    own.insert(names.output_build_time_names[output].begin(), names.output_build_time_names[output].end());
+    std::set<std::string> written = names.shared_names;
+    written.insert(names.output_names[output].begin(), names.output_names[output].end());
+    std::erase_if(used, [&](const std::string& key) { return !written.contains(key); });
+    used.insert(own.begin(), own.end());
+  } else {
+    used.insert(names.build_time_names.begin(), names.build_time_names.end());
+  }
+  used.insert({"channel_sources", "channel_targets"});
+  used.insert(names.use_keys.begin(), names.use_keys.end());
+  for (const auto& key : names.ignore_keys) used.erase(key);
+  for (const auto& name : names.context_names) used.erase(name);
+  return used;
+}
+
+std::expected<std::string, RecipeError> build_string_of(const Recipe& recipe, const Build& build,
+                                                        const RecipeOptions& options, const std::string& prefix,
+                                                        const std::string& hash, std::string_view file) {
+  if (!build.string_template) return default_build_string(prefix, hash, build.number);
+  EvaluationContext context;
+  for (const auto& [name, value] : recipe.context) context.variables[name] = value;
+  context.variables["hash"] = Value::string(hash);
+  context.variables["build_number"] = Value::integer(build.number);
+  context.variant = options.variant;
+  context.target_platform = options.target_platform;
+  context.build_platform = options.build_platform;
+  context.host_platform = options.host_platform;
+  context.environment = options.environment;
+  context.limits = options.expression_limits;
+  try {
+    return render_template(*build.string_template, context).display();
+  } catch (const ExpressionError& error) {
+    return std::unexpected(variant_error(file, std::string(file) + ": build.string '" + *build.string_template +
+                                                   "' cannot be rendered: " + error.what()));
+  }
+}
+
+}  // namespace
+
+std::expected<std::vector<std::string>, RecipeError> recipe_variable_names(std::string_view recipe_text,
+                                                                           std::string_view file) {
+  auto names = scan_recipe(recipe_text, file, RecipeOptions{});
+  if (!names) return std::unexpected(std::move(names.error()));
+  std::set<std::string> all = names->names;
+  all.insert(names->use_keys.begin(), names->use_keys.end());
+  for (const auto& key : names->ignore_keys) all.erase(key);
+  return std::vector<std::string>(all.begin(), all.end());
+}
+
+std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::string_view recipe_text,
+                                                                         std::string_view file,
+                                                                         const VariantConfig& config,
+                                                                         const RecipeOptions& options) {
+  auto names = scan_recipe(recipe_text, file, options);
+  if (!names) return std::unexpected(std::move(names.error()));
+  if (auto zipped = check_zip_lengths(config, file); !zipped) return std::unexpected(std::move(zipped.error()));
+  std::set<std::string> used;
+  for (const auto& name : names->names) {
+    if (config.values.contains(name) && !names->context_names.contains(name)) used.insert(name);
+  }
+  for (const auto& key : names->use_keys) {
+    if (config.values.contains(key)) used.insert(key);
+  }
+  // ignore_keys leave the variant and its hash but, as in rattler-build,
+  // still expand the matrix.
+  used.erase("target_platform");
+  // rattler-build keeps these in every variant (conda-forge's pinning sets them).
+  for (const char* always : {"channel_sources", "channel_targets"}) {
+    if (config.values.contains(always)) used.insert(always);
+  }
+
+  auto combined = combinations(config, used, file);
+  if (!combined) return std::unexpected(std::move(combined.error()));
+  std::vector<RenderedVariant> rendered;
+  rendered.reserve(combined->size());
+  for (const auto& combination : *combined) {
+    RecipeOptions read_options = options;
+    read_options.variant.clear();
+    for (const auto& [key, value] : combination) read_options.variant[key] = value.display();
+    auto recipe = parse_recipe(recipe_text, file, read_options);
+    if (!recipe) return std::unexpected(std::move(recipe.error()));
+    const std::size_t first = rendered.size();
+    auto add = [&](std::size_t output, const std::string& name, const std::string& version, const Build& build,
+                   const Requirements& requirements) -> std::expected<void, RecipeError> {
+      RenderedVariant each;
+      each.output_name = name;
+      each.output_index = output;
+      const std::set<std::string> keys = keys_used_by(*recipe, *names, output);
+      for (const auto& [key, value] : combination) {
+        if (keys.contains(key)) each.variant[key] = value;
+      }
+      // An exact pin on an earlier output of this combination puts that
+      // output's "version build_string" in the variant, as rattler-build does.
+      for (const auto* section : {&requirements.build, &requirements.host, &requirements.run}) {
+        for (const auto& dependency : *section) {
+          if (!dependency.pin || dependency.pin->kind != Pin::Kind::subpackage || !dependency.pin->exact) continue;
+          for (std::size_t earlier = first; earlier < rendered.size(); ++earlier) {
+            if (rendered[earlier].output_name == dependency.pin->name) {
+              each.variant[dependency.pin->name] =
+                  Value::string(rendered[earlier].output_version + " " + rendered[earlier].build_string);
+            }
+          }
+        }
+      }
+      if (build.noarch == "python") each.variant.erase("python");
+      each.variant["target_platform"] = Value::string(build.noarch ? "noarch" : options.target_platform);
+      each.hash_input = variant_hash_input(each.variant);
+      each.hash = variant_hash(each.hash_input);
+      auto build_string = build_string_of(*recipe, build, read_options, variant_hash_prefix(each.variant, build.noarch),
+                                          each.hash, file);
+      if (!build_string) return std::unexpected(std::move(build_string.error()));
+      each.build_string = std::move(*build_string);
+      each.output_version = version;
+      rendered.push_back(std::move(each));
+      return {};
+    };
+    if (!recipe->multi_output) {
+      if (auto added = add(npos_output, recipe->name, recipe->version, recipe->build, recipe->requirements); !added) {
+        return std::unexpected(std::move(added.error()));
+      }
+    } else {
+      for (std::size_t output = 0; output < recipe->outputs.size(); ++output) {
+        const Output& each = recipe->outputs[output];
+        if (each.kind != Output::Kind::package) continue;
+        // An output inherits the top level's build number (CEP 14); the reader
+        // leaves 0 where the output sets none, so 0 stands for "not set" here.
+        Build build = each.build;
+        if (build.number == 0) build.number = recipe->build.number;
+        if (auto added = add(output, each.name, each.version.value_or(recipe->version), build, each.requirements);
+            !added) {
+          return std::unexpected(std::move(added.error()));
+        }
+      }
+    }
+    for (std::size_t index = first; index < rendered.size(); ++index) rendered[index].recipe = *recipe;
+  }
+  return rendered;
+}
+
+}  // namespace gpuenv::recipe

@@ -1,0 +1,225 @@
+// Variant expansion and the build-string hash. The expected variants, hashes
+// and build strings are what rattler-build's render printed for the same
+// recipes and variant files (variants_differential_test.cpp asks it live).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "gpuenv/recipe/variant_hash.hpp"
+#include "gpuenv/recipe/variants.hpp"
+
+namespace gpuenv::recipe {
+namespace {
+
+const std::string head = "package:\n  name: foo\n  version: \"1.0\"\n";
+
+VariantConfig config_of(std::string_view text) {
+  auto config = parse_variant_config(text, "variants.yaml", VariantFileFormat::variants_yaml);
+  EXPECT_TRUE(config) << config.error().message;
+  return config ? *config : VariantConfig{};
+}
+
+std::string printed(const Variant& variant) {
+  std::string text;
+  for (const auto& [key, value] : variant) text += key + "=" + value.display() + " ";
+  return text;
+}
+
+std::vector<std::string> render_printed(const std::string& recipe, std::string_view variants) {
+  auto rendered = render_variants(recipe, "recipe.yaml", config_of(variants));
+  EXPECT_TRUE(rendered) << rendered.error().message;
+  std::vector<std::string> result;
+  if (rendered) {
+    for (const auto& each : *rendered) result.push_back(printed(each.variant) + each.build_string);
+  }
+  return result;
+}
+
+TEST(VariantHash, MatchesRattlerBuild) {
+  Variant variant{{"c_compiler", Value::string("gcc")},          {"c_compiler_version", Value::string("13")},
+                  {"c_stdlib", Value::string("sysroot")},        {"c_stdlib_version", Value::string("2.17")},
+                  {"cuda_compiler", Value::string("cuda-nvcc")}, {"cuda_compiler_version", Value::string("12.9")},
+                  {"numpy", Value::string("2")},                 {"python", Value::string("3.10")},
+                  {"target_platform", Value::string("linux-64")}};
+  const std::string input = variant_hash_input(variant);
+  EXPECT_EQ(input.substr(0, 45), R"({"c_compiler": "gcc", "c_compiler_version": ")");
+  EXPECT_EQ(variant_hash(input), "8fe14f7");
+  EXPECT_EQ(variant_hash_prefix(variant, std::nullopt), "np2py310");
+  EXPECT_EQ(default_build_string("np2py310", "8fe14f7", 0), "np2py310h8fe14f7_0");
+
+  Variant escaped{{"python", Value::string("3.10")}, {"target_platform", Value::string("linux-64")},
+                  {"weird", Value::string("a\"b\\\\c\xc3\xa9\\t")}};
+  EXPECT_EQ(variant_hash(variant_hash_input(escaped)), "91181be");
+  Variant typed{{"flag", Value::boolean(true)}, {"numpy", Value::integer(2)}, {"python", Value::string("3.10")},
+                {"target_platform", Value::string("linux-64")}};
+  EXPECT_EQ(variant_hash(variant_hash_input(typed)), "bc7391a");
+  // An exact pin on py-foo hashes under py_foo (rattler-build's normalized key).
+  Variant pinned{{"perl", Value::string("5.32.1")}, {"py-foo", Value::string("1.0 np2py310hd5c7b09_2")},
+                 {"target_platform", Value::string("linux-64")}};
+  EXPECT_EQ(variant_hash(variant_hash_input(pinned)), "74fd9e9");
+}
+
+TEST(VariantHash, PrefixAsRattlerBuild) {
+  auto prefix = [](const std::string& version) {
+    Variant variant;
+    for (const char* key : {"python", "numpy", "perl", "lua", "r_base"}) variant[key] = Value::string(version);
+    return variant_hash_prefix(variant, std::nullopt);
+  };
+  EXPECT_EQ(prefix("3.10.* *_cpython"), "np310py310pl310* *_cpythonlua310r310");
+  EXPECT_EQ(prefix("3.10.1"), "np310py310pl3101lua310r310");
+  EXPECT_EQ(prefix(">=3.10"), "np>=310py>=310pl>=310lua>=310r>=310");
+  EXPECT_EQ(prefix("1.2.3.4"), "np12py12pl123lua12r12");
+  EXPECT_EQ(variant_hash_prefix({{"r", Value::string("4.3")}}, std::nullopt), "r43");
+  EXPECT_EQ(variant_hash_prefix({{"python", Value::string("3.10")}}, std::string("python")), "py");
+}
+
+TEST(Variants, CudaMatrixZippedWithDockerImageTimesPython) {
+  const std::string recipe = head +
+                             "requirements:\n  build:\n    - ${{ compiler('c') }}\n    - ${{ compiler('cuda') }}\n"
+                             "    - ${{ stdlib('c') }}\n  host:\n    - python\n    - numpy\n";
+  const auto variants = render_printed(
+      recipe,
+      "c_compiler: [gcc]\nc_compiler_version: ['13']\nc_stdlib: [sysroot]\nc_stdlib_version: ['2.17']\n"
+      "cuda_compiler: [cuda-nvcc]\ncuda_compiler_version: [None, '12.9', '13.0']\ndocker_image: [a, b, c]\n"
+      "python: ['3.10', '3.11', '3.12', '3.13']\nnumpy: ['2']\nunused: [x, y]\n"
+      "zip_keys:\n  - [cuda_compiler_version, docker_image]\n");
+  ASSERT_EQ(variants.size(), 12u);
+  const std::string common =
+      "c_compiler=gcc c_compiler_version=13 c_stdlib=sysroot c_stdlib_version=2.17 cuda_compiler=cuda-nvcc ";
+  EXPECT_EQ(variants[0], common + "cuda_compiler_version=12.9 numpy=2 python=3.10 target_platform=linux-64 np2py310h8fe14f7_0");
+  EXPECT_EQ(variants[3], common + "cuda_compiler_version=12.9 numpy=2 python=3.13 target_platform=linux-64 np2py313h909929e_0");
+  EXPECT_EQ(variants[4], common + "cuda_compiler_version=13.0 numpy=2 python=3.10 target_platform=linux-64 np2py310h98262ba_0");
+  EXPECT_EQ(variants[8], common + "cuda_compiler_version=None numpy=2 python=3.10 target_platform=linux-64 np2py310hf700f96_0");
+}
+
+TEST(Variants, FourCudaVersionsTimesThreePythonsRenderQuickly) {
+  // Issue 13 asks < 50 ms for 4 CUDA variants x 3 Python versions; the bound
+  // here is loose (shared CI machines), the time is printed.
+  const std::string recipe = head +
+                             "requirements:\n  build:\n    - ${{ compiler('c') }}\n    - ${{ compiler('cuda') }}\n"
+                             "    - ${{ stdlib('c') }}\n  host:\n    - python\n  run:\n    - cuda-version >=${{ cuda_compiler_version }}\n";
+  const auto config = config_of(
+      "c_compiler: [gcc]\nc_compiler_version: ['13']\nc_stdlib: [sysroot]\nc_stdlib_version: ['2.17']\n"
+      "cuda_compiler: [cuda-nvcc]\ncuda_compiler_version: ['11.8', '12.4', '12.9', '13.0']\n"
+      "python: ['3.11', '3.12', '3.13']\n");
+  const auto start = std::chrono::steady_clock::now();
+  auto rendered = render_variants(recipe, "recipe.yaml", config);
+  const auto elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(rendered) << rendered.error().message;
+  EXPECT_EQ(rendered->size(), 12u);
+  EXPECT_LT(elapsed, 500.0);
+  std::printf("12 variants rendered in %.2f ms\n", elapsed);
+}
+
+TEST(Variants, RecipeVariableNamesCoverAllBranchesAndFunctions) {
+  auto names = recipe_variable_names("context:\n  v: ${{ blas }}\n" + head +
+                                         "build:\n  variant:\n    use_keys: [extra]\n    ignore_keys: [skipped]\n"
+                                         "requirements:\n  build:\n    - if: win\n      then: ${{ compiler('c') }}\n"
+                                         "      else: ${{ stdlib('c') }}\n  host:\n    - libfoo-dev\n    - skipped\n"
+                                         "    - numpy >=2\n  run:\n    - zlib\n",
+                                     "recipe.yaml");
+  ASSERT_TRUE(names) << names.error().message;
+  for (const char* expected : {"blas", "c_compiler", "c_compiler_version", "c_stdlib", "c_stdlib_version", "extra",
+                               "libfoo_dev", "win"}) {
+    EXPECT_NE(std::find(names->begin(), names->end(), expected), names->end()) << expected;
+  }
+  for (const char* absent : {"skipped", "numpy", "zlib"}) {
+    EXPECT_EQ(std::find(names->begin(), names->end(), absent), names->end()) << absent;
+  }
+}
+
+TEST(Variants, OnlyTakenBranchesStayInTheVariant) {
+  // compiler('c') under a Windows selector still expands the matrix (two
+  // builds) but neither uses c_compiler_version on linux-64, as in rattler-build.
+  const auto variants = render_printed(head + "requirements:\n  build:\n    - if: win\n      then: ${{ compiler('c') }}\n",
+                                       "c_compiler: [gcc]\nc_compiler_version: ['12', '13']\n");
+  EXPECT_EQ(variants, (std::vector<std::string>{"target_platform=linux-64 hb0f4dca_0", "target_platform=linux-64 hb0f4dca_0"}));
+}
+
+TEST(Variants, UseAndIgnoreKeysAndNoarch) {
+  EXPECT_EQ(render_printed(head + "build:\n  variant:\n    use_keys: [foo]\n    ignore_keys: [python]\n"
+                                  "requirements:\n  host:\n    - python\n",
+                           "python: ['3.10', '3.11']\nfoo: [a, b]\n")
+                .size(),
+            4u);
+  EXPECT_EQ(render_printed(head + "build:\n  noarch: python\n  number: 2\nrequirements:\n  host:\n    - python\n",
+                           "python: ['3.10']\n"),
+            (std::vector<std::string>{"target_platform=noarch pyh4616a5c_2"}));
+  EXPECT_EQ(render_printed(head + "requirements:\n  host:\n    - r-base\n    - libfoo-dev\n    - python >=3.10\n",
+                           "r_base: ['4.3']\nlibfoo_dev: ['1']\npython: ['3.10', '3.11']\n"),
+            (std::vector<std::string>{"libfoo_dev=1 r_base=4.3 target_platform=linux-64 r43h7348f93_0"}));
+}
+
+TEST(Variants, ScriptAndBuildStringNamesAreUsed) {
+  EXPECT_EQ(render_printed(head + "build:\n  string: x${{ foo }}_${{ hash }}\n  script: echo ${{ bar }}\n",
+                           "foo: [a, b]\nbar: [c]\n"),
+            (std::vector<std::string>{"bar=c foo=a target_platform=linux-64 xa_c3f48db",
+                                      "bar=c foo=b target_platform=linux-64 xb_1095d8d"}));
+}
+
+TEST(Variants, ContextNamesShadowVariantKeys) {
+  // dask-core's recipe: its context's python_min is not the variant's.
+  EXPECT_EQ(render_printed("context:\n  python_min: \"3.10\"\n" + head +
+                               "build:\n  noarch: python\nrequirements:\n  host:\n    - python ${{ python_min }}.*\n",
+                           "python_min: ['3.9']\n"),
+            (std::vector<std::string>{"target_platform=noarch pyh" + variant_hash(R"({"target_platform": "noarch"})") + "_0"}));
+}
+
+TEST(Variants, ZipGroupNamingAMissingKeyIsNotChecked) {
+  // rattler-build: such a group's keys go together as far as the shortest.
+  const std::string recipe = head + "requirements:\n  host:\n    - python\n    - x\n";
+  EXPECT_EQ(render_printed(recipe, "python: ['3.10', '3.11']\nx: [a, b, c]\nzip_keys:\n  - [x, python, missing]\n"),
+            (std::vector<std::string>{"python=3.10 target_platform=linux-64 x=a py310he9a99c7_0",
+                                      "python=3.11 target_platform=linux-64 x=b py311h1c96001_0"}));
+  EXPECT_EQ(render_printed(recipe, "python: ['3.10']\nx: [a, b, c]\ny: [1]\nzip_keys:\n  - [x, y, missing]\n").size(), 3u);
+}
+
+const char* const multi_output_recipe = R"(recipe:
+  name: multi
+  version: "1.0"
+outputs:
+  - package:
+      name: libfoo
+    requirements:
+      build:
+        - ${{ compiler('c') }}
+  - package:
+      name: py-foo
+    requirements:
+      host:
+        - python
+        - ${{ pin_subpackage('libfoo', exact=True) }}
+  - package:
+      name: foo-noarch
+    build:
+      noarch: generic
+    requirements:
+      run:
+        - ${{ pin_subpackage('py-foo') }}
+)";
+
+TEST(Variants, MultiOutputVariantsPerOutputWithExactPins) {
+  auto rendered = render_variants(multi_output_recipe, "recipe.yaml",
+                                  config_of("c_compiler: [gcc]\nc_compiler_version: ['13', '14']\npython: ['3.11', '3.12']\n"));
+  ASSERT_TRUE(rendered) << rendered.error().message;
+  std::vector<std::string> printed_outputs;
+  for (const auto& each : *rendered) printed_outputs.push_back(each.output_name + " " + printed(each.variant) + each.build_string);
+  ASSERT_EQ(printed_outputs.size(), 12u);
+  EXPECT_EQ(printed_outputs[0], "libfoo c_compiler=gcc c_compiler_version=13 target_platform=linux-64 hd9b5cea_0");
+  EXPECT_EQ(printed_outputs[1], "py-foo libfoo=1.0 hd9b5cea_0 python=3.11 target_platform=linux-64 py311hde5ba14_0");
+  EXPECT_EQ(printed_outputs[2], "foo-noarch target_platform=noarch h4616a5c_0");
+  EXPECT_EQ(printed_outputs[10], "py-foo libfoo=1.0 h154eacf_0 python=3.12 target_platform=linux-64 py312hf18fe52_0");
+}
+
+TEST(Variants, UnequalZipGroupIsAnError) {
+  auto rendered = render_variants(head + "requirements:\n  host:\n    - python\n", "recipe.yaml",
+                                  config_of("python: ['3.10', '3.11']\na: [1]\nb: [1, 2]\nzip_keys:\n  - [a, b]\n"));
+  ASSERT_FALSE(rendered);
+  EXPECT_NE(rendered.error().message.find("zip_keys"), std::string::npos) << rendered.error().message;
+}
+
+}  // namespace
+}  // namespace gpuenv::recipe

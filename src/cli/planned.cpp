@@ -16,7 +16,6 @@ struct PlannedCommand {
 
 constexpr PlannedCommand planned_commands[] = {
     {"build", "Build packages from v1 recipe.yaml files over a variant matrix"},
-    {"render", "Render a recipe for each variant without building"},
     {"test", "Test built packages in fresh environments"},
     {"index", "Write repodata.json for a local channel"},
     {"ci", "Build and test recipes inside the project's CI images"},

@@ -1,0 +1,150 @@
+// `gpuenv render RECIPE`: every variant of a recipe, rendered as
+// rattler-build renders it (the recipe module does the work): the variant
+// used, the build string and each output's requirements (text or --json,
+// docs/json-output.md).
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "error_output.hpp"
+#include "gpuenv/recipe/render.hpp"
+#include "gpuenv/specs/platform.hpp"
+
+namespace gpuenv::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace rc = recipe;
+
+struct RenderArguments {
+  std::string recipe;
+  std::vector<std::string> overrides;
+  std::vector<std::string> variant_files;
+  std::string target_platform;
+  bool json = false;
+};
+
+json value_json(const rc::Value& value) {
+  switch (value.kind()) {
+    case rc::Value::Kind::none:
+    case rc::Value::Kind::undefined: return nullptr;
+    case rc::Value::Kind::string: return value.as_string();
+    default: break;
+  }
+  // Integers and booleans print as themselves in JSON too ("1", "true").
+  auto parsed = json::parse(value.display(), nullptr, false);
+  return parsed.is_discarded() ? json(value.display()) : parsed;
+}
+
+std::string pin_text(const rc::Pin& pin) {
+  std::string text = fmt::format("{}({}", pin.kind == rc::Pin::Kind::subpackage ? "pin_subpackage" : "pin_compatible",
+                                 pin.name);
+  if (pin.exact) return text + ", exact=true)";
+  if (pin.lower_bound) text += fmt::format(", lower_bound={}", *pin.lower_bound);
+  if (pin.upper_bound) text += fmt::format(", upper_bound={}", *pin.upper_bound);
+  if (pin.build) text += fmt::format(", build={}", *pin.build);
+  return text + ")";
+}
+
+std::string dependency_text(const rc::Dependency& dependency) {
+  return dependency.pin ? pin_text(*dependency.pin) : dependency.spec;
+}
+
+const rc::Requirements& requirements_of(const rc::RenderedVariant& rendered) {
+  if (rendered.output_index < rendered.recipe.outputs.size())
+    return rendered.recipe.outputs[rendered.output_index].requirements;
+  return rendered.recipe.requirements;
+}
+
+struct NamedSection {
+  const char* name;
+  const std::vector<rc::Dependency>* dependencies;
+};
+
+std::vector<NamedSection> sections(const rc::Requirements& requirements) {
+  return {{"build", &requirements.build},
+          {"host", &requirements.host},
+          {"run", &requirements.run},
+          {"run_constraints", &requirements.run_constraints}};
+}
+
+json rendered_json(const std::string& recipe, const std::string& platform, const rc::RenderedRecipe& rendered) {
+  json files = json::array();
+  for (const auto& file : rendered.variant_files) files.push_back(file.string());
+  json variants = json::array();
+  for (const auto& each : rendered.variants) {
+    json variant = json::object();
+    for (const auto& [key, value] : each.variant) variant[key] = value_json(value);
+    json requirements = json::object();
+    for (const auto& [name, dependencies] : sections(requirements_of(each))) {
+      json list = json::array();
+      for (const auto& dependency : *dependencies) list.push_back(dependency_text(dependency));
+      requirements[name] = std::move(list);
+    }
+    variants.push_back({{"name", each.output_name},
+                        {"version", each.output_version},
+                        {"build_string", each.build_string},
+                        {"hash", each.hash},
+                        {"variant", std::move(variant)},
+                        {"requirements", std::move(requirements)}});
+  }
+  return {{"schema_version", 1}, {"recipe", recipe}, {"target_platform", platform}, {"variant_files", std::move(files)},
+          {"variants", std::move(variants)}};
+}
+
+void print_rendered(const rc::RenderedRecipe& rendered) {
+  if (rendered.variants.empty()) fmt::print("no variant to build\n");
+  for (const auto& each : rendered.variants) {
+    fmt::print("{} {} {}\n  variant:\n", each.output_name, each.output_version, each.build_string);
+    for (const auto& [key, value] : each.variant) fmt::print("    {}: {}\n", key, value.display());
+    for (const auto& [name, dependencies] : sections(requirements_of(each))) {
+      if (dependencies->empty()) continue;
+      fmt::print("  {}:\n", name);
+      for (const auto& dependency : *dependencies) fmt::print("    - {}\n", dependency_text(dependency));
+    }
+  }
+}
+
+int run_render(const RenderArguments& arguments) {
+  rc::RenderRequest request;
+  request.overrides = arguments.overrides;
+  request.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
+  request.build_platform = specs::Platform::current().str();
+  request.target_platform = arguments.target_platform.empty() ? request.build_platform : arguments.target_platform;
+  auto rendered = rc::render_recipe_file(arguments.recipe, request);
+  if (!rendered) {
+    // A malformed --variant is the command line's mistake, not the recipe's.
+    if (rendered.error().file == "--variant") return report_usage_error(rendered.error().message, arguments.json);
+    return report_error(environment::make_error(environment::ErrorKind::configuration, rendered.error().message),
+                        arguments.json);
+  }
+  if (arguments.json) {
+    fmt::print("{}\n", rendered_json(arguments.recipe, request.target_platform, *rendered).dump(2));
+  } else {
+    print_rendered(*rendered);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_render_command(CLI::App& app, Runner& run) {
+  auto arguments = std::make_shared<RenderArguments>();
+  auto* sub = app.add_subcommand("render", "Render every variant of a recipe.yaml: variant, build string, requirements");
+  sub->add_option("recipe", arguments->recipe, "The recipe.yaml (a variants.yaml next to it is read first)")
+      ->required();
+  sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)");
+  sub->add_option("-m,--variant-config", arguments->variant_files,
+                  "A variants.yaml or conda_build_config.yaml (repeatable; later files win)");
+  sub->add_option("--target-platform", arguments->target_platform, "The platform to render for (default: this one)");
+  sub->add_flag("--json", arguments->json, "Print JSON");
+  sub->callback([&run, arguments] { run = [arguments] { return run_render(*arguments); }; });
+}
+
+}  // namespace gpuenv::cli

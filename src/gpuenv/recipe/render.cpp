@@ -1,0 +1,65 @@
+#include "gpuenv/recipe/render.hpp"
+
+#include <system_error>
+#include <utility>
+
+#include "gpuenv/util/file_io.hpp"
+
+namespace gpuenv::recipe {
+
+std::optional<std::filesystem::path> recipe_variant_file(const std::filesystem::path& recipe) {
+  // rattler-build looks for these two names, in this order, and takes the first.
+  for (const char* name : {"variants.yaml", "conda_build_config.yaml"}) {
+    const auto candidate = recipe.parent_path() / name;
+    std::error_code ignored;
+    if (std::filesystem::is_regular_file(candidate, ignored)) return candidate;
+  }
+  return std::nullopt;
+}
+
+std::expected<RenderedRecipe, RecipeError> render_recipe_file(const std::filesystem::path& recipe,
+                                                              const RenderRequest& request) {
+  RecipeOptions recipe_options;
+  recipe_options.target_platform = request.target_platform;
+  recipe_options.host_platform = request.target_platform;
+  recipe_options.build_platform = request.build_platform;
+
+  auto text = util::read_text_file_at_most(recipe, recipe_options.max_file_bytes);
+  if (!text) {
+    RecipeError error;
+    error.kind = text.error().kind == util::FileReadError::Kind::too_large ? RecipeError::Kind::too_large
+                                                                           : RecipeError::Kind::unreadable;
+    error.file = recipe.string();
+    error.message = text.error().message;
+    return std::unexpected(std::move(error));
+  }
+
+  RenderedRecipe rendered;
+  // The recipe's own file first so that files given on the command line win,
+  // as in rattler-build.
+  if (request.use_recipe_variant_file) {
+    if (auto local = recipe_variant_file(recipe)) rendered.variant_files.push_back(*local);
+  }
+  rendered.variant_files.insert(rendered.variant_files.end(), request.variant_files.begin(),
+                                request.variant_files.end());
+
+  VariantReadOptions variant_options;
+  variant_options.target_platform = request.target_platform;
+  variant_options.build_platform = request.build_platform;
+  VariantConfig config;
+  for (const auto& file : rendered.variant_files) {
+    auto read = read_variant_config(file, variant_options);
+    if (!read) return std::unexpected(std::move(read.error()));
+    merge_variant_config(config, *read);
+  }
+  if (auto applied = apply_variant_overrides(config, request.overrides); !applied) {
+    return std::unexpected(std::move(applied.error()));
+  }
+
+  auto variants = render_variants(*text, recipe.string(), config, recipe_options);
+  if (!variants) return std::unexpected(std::move(variants.error()));
+  rendered.variants = std::move(*variants);
+  return rendered;
+}
+
+}  // namespace gpuenv::recipe

@@ -1,0 +1,41 @@
+// Rendering a recipe file as `rattler-build render` does: the variant files
+// are read and merged (a `variants.yaml`, else a `conda_build_config.yaml`,
+// next to the recipe first, then the files given, later ones winning), the
+// `--variant KEY=VALUE` overrides applied, and every variant rendered
+// (variants.hpp). What `gpuenv render` and the builder start from.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuenv/recipe/recipe_error.hpp"
+#include "gpuenv/recipe/variants.hpp"
+
+namespace gpuenv::recipe {
+
+struct RenderRequest {
+  std::vector<std::filesystem::path> variant_files;  // in order; later files win
+  std::vector<std::string> overrides;                 // KEY=VALUE[,VALUE...] (apply_variant_overrides)
+  std::string target_platform = "linux-64";
+  std::string build_platform = "linux-64";
+  bool use_recipe_variant_file = true;  // rattler-build's --ignore-recipe-variants turns it off
+};
+
+struct RenderedRecipe {
+  std::vector<std::filesystem::path> variant_files;  // the files read, in the order merged
+  std::vector<RenderedVariant> variants;
+};
+
+// The variant file rattler-build picks up next to `recipe`: variants.yaml,
+// else conda_build_config.yaml; none when neither is a regular file.
+std::optional<std::filesystem::path> recipe_variant_file(const std::filesystem::path& recipe);
+
+// Errors name the file (recipe or variant file, line and column) or, for a
+// malformed override, have file "--variant" (a usage mistake).
+std::expected<RenderedRecipe, RecipeError> render_recipe_file(const std::filesystem::path& recipe,
+                                                              const RenderRequest& request);
+
+}  // namespace gpuenv::recipe

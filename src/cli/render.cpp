@@ -34,32 +34,11 @@ json value_json(const rc::Value& value) {
   switch (value.kind()) {
     case rc::Value::Kind::none:
     case rc::Value::Kind::undefined: return nullptr;
+    case rc::Value::Kind::boolean: return value.as_bool();
+    case rc::Value::Kind::integer: return value.as_integer();
     case rc::Value::Kind::string: return value.as_string();
-    default: break;
+    default: return value.display();
   }
-  // Integers and booleans print as themselves in JSON too ("1", "true").
-  auto parsed = json::parse(value.display(), nullptr, false);
-  return parsed.is_discarded() ? json(value.display()) : parsed;
-}
-
-std::string pin_text(const rc::Pin& pin) {
-  std::string text = fmt::format("{}({}", pin.kind == rc::Pin::Kind::subpackage ? "pin_subpackage" : "pin_compatible",
-                                 pin.name);
-  if (pin.exact) return text + ", exact=true)";
-  if (pin.lower_bound) text += fmt::format(", lower_bound={}", *pin.lower_bound);
-  if (pin.upper_bound) text += fmt::format(", upper_bound={}", *pin.upper_bound);
-  if (pin.build) text += fmt::format(", build={}", *pin.build);
-  return text + ")";
-}
-
-std::string dependency_text(const rc::Dependency& dependency) {
-  return dependency.pin ? pin_text(*dependency.pin) : dependency.spec;
-}
-
-const rc::Requirements& requirements_of(const rc::RenderedVariant& rendered) {
-  if (rendered.output_index < rendered.recipe.outputs.size())
-    return rendered.recipe.outputs[rendered.output_index].requirements;
-  return rendered.recipe.requirements;
 }
 
 struct NamedSection {
@@ -82,9 +61,9 @@ json rendered_json(const std::string& recipe, const std::string& platform, const
     json variant = json::object();
     for (const auto& [key, value] : each.variant) variant[key] = value_json(value);
     json requirements = json::object();
-    for (const auto& [name, dependencies] : sections(requirements_of(each))) {
+    for (const auto& [name, dependencies] : sections(each.requirements())) {
       json list = json::array();
-      for (const auto& dependency : *dependencies) list.push_back(dependency_text(dependency));
+      for (const auto& dependency : *dependencies) list.push_back(rc::dependency_text(dependency));
       requirements[name] = std::move(list);
     }
     variants.push_back({{"name", each.output_name},
@@ -103,10 +82,10 @@ void print_rendered(const rc::RenderedRecipe& rendered) {
   for (const auto& each : rendered.variants) {
     fmt::print("{} {} {}\n  variant:\n", each.output_name, each.output_version, each.build_string);
     for (const auto& [key, value] : each.variant) fmt::print("    {}: {}\n", key, value.display());
-    for (const auto& [name, dependencies] : sections(requirements_of(each))) {
+    for (const auto& [name, dependencies] : sections(each.requirements())) {
       if (dependencies->empty()) continue;
       fmt::print("  {}:\n", name);
-      for (const auto& dependency : *dependencies) fmt::print("    - {}\n", dependency_text(dependency));
+      for (const auto& dependency : *dependencies) fmt::print("    - {}\n", rc::dependency_text(dependency));
     }
   }
 }

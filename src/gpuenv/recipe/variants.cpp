@@ -403,4 +403,20 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
   return rendered;
 }
 
+const Requirements& RenderedVariant::requirements() const {
+  if (output_index < recipe.outputs.size()) return recipe.outputs[output_index].requirements;
+  return recipe.requirements;
+}
+
+std::string dependency_text(const Dependency& dependency) {
+  if (!dependency.pin) return dependency.spec;
+  const Pin& pin = *dependency.pin;
+  std::string text = (pin.kind == Pin::Kind::subpackage ? "pin_subpackage(" : "pin_compatible(") + pin.name;
+  if (pin.exact) return text + ", exact=true)";
+  if (pin.lower_bound) text += ", lower_bound=" + *pin.lower_bound;
+  if (pin.upper_bound) text += ", upper_bound=" + *pin.upper_bound;
+  if (pin.build) text += ", build=" + *pin.build;
+  return text + ")";
+}
+
 }  // namespace gpuenv::recipe

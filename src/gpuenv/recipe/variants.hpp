@@ -48,7 +48,14 @@ struct RenderedVariant {
   std::string hash_input;  // what the build-string hash is computed from (variant_hash.hpp)
   std::string hash;        // 7 hex digits
   std::string build_string;
+
+  // This output's requirements (the recipe's own for a single output).
+  const Requirements& requirements() const;
 };
+
+// How a dependency reads in rendered output: its match spec, or the pin
+// unresolved ("pin_subpackage(libfoo, upper_bound=x.x)").
+std::string dependency_text(const Dependency& dependency);
 
 // The keys `recipe_text` may look up (step 1 above), before any is read
 // with a variant. Throws nothing; a text that is no YAML gives an error.

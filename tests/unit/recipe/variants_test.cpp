@@ -221,5 +221,28 @@ TEST(Variants, UnequalZipGroupIsAnError) {
   EXPECT_NE(rendered.error().message.find("zip_keys"), std::string::npos) << rendered.error().message;
 }
 
+TEST(RenderedText, ADependencyReadsAsItsSpecOrItsUnresolvedPin) {
+  Dependency plain;
+  plain.spec = "numpy >=1.26";
+  EXPECT_EQ(dependency_text(plain), "numpy >=1.26");
+  Dependency bounded;
+  bounded.pin = Pin{Pin::Kind::compatible, "numpy", "x.x", "x", false, std::nullopt};
+  EXPECT_EQ(dependency_text(bounded), "pin_compatible(numpy, lower_bound=x.x, upper_bound=x)");
+  Dependency exact;
+  exact.pin = Pin{Pin::Kind::subpackage, "libfoo", std::nullopt, std::nullopt, true, std::nullopt};
+  EXPECT_EQ(dependency_text(exact), "pin_subpackage(libfoo, exact=true)");
+}
+
+TEST(RenderedText, AnOutputHasItsOwnRequirements) {
+  RenderedVariant single;
+  single.recipe.requirements.run.push_back(Dependency{"top", std::nullopt, {}});
+  EXPECT_EQ(single.requirements().run.at(0).spec, "top");
+  RenderedVariant second = single;
+  second.recipe.outputs.resize(2);
+  second.recipe.outputs[1].requirements.run.push_back(Dependency{"own", std::nullopt, {}});
+  second.output_index = 1;
+  EXPECT_EQ(second.requirements().run.at(0).spec, "own");
+}
+
 }  // namespace
 }  // namespace gpuenv::recipe

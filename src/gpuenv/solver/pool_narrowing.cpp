@@ -15,6 +15,9 @@ bool is_channel_solvable(const Pool* pool, Id p) {
 // Rules out, by the jobs alone, what cannot be installed: the other builds
 // of a name an install job chooses among, and what a pin erases.
 void exclude_by_jobs(Pool* pool, const SolverJobs& jobs, std::vector<char>& possible) {
+  // One mark vector for every job, cleared after each: an environment file
+  // may hold hundreds of specs over a pool of hundreds of thousands.
+  std::vector<char> chosen(static_cast<std::size_t>(pool->nsolvables), 0);
   for (std::size_t i = 0; i + 1 < static_cast<std::size_t>(jobs.queue.count); i += 2) {
     const Id how = jobs.queue.elements[i];
     const JobRecord* record = jobs.record_at(static_cast<Id>(i));
@@ -31,13 +34,13 @@ void exclude_by_jobs(Pool* pool, const SolverJobs& jobs, std::vector<char>& poss
     const bool one_name = std::all_of(record->candidates.begin(), record->candidates.end(),
                                       [&](Id p) { return pool->solvables[p].name == name; });
     if (!one_name) continue;
-    std::vector<char> chosen(static_cast<std::size_t>(pool->nsolvables), 0);
     for (const Id p : record->candidates) chosen[p] = 1;
     Id p = 0;
     Id pp = 0;
     FOR_PROVIDES(p, pp, name) {
       if (pool->solvables[p].name == name && !chosen[p] && is_channel_solvable(pool, p)) possible[p] = 0;
     }
+    for (const Id candidate : record->candidates) chosen[candidate] = 0;
   }
 }
 
@@ -51,7 +54,6 @@ void exclude_by_strict_priority(Pool* pool, std::vector<char>& possible) {
   for (Id p = 2; p < pool->nsolvables; ++p) {
     if (!is_channel_solvable(pool, p)) continue;
     const Solvable* s = pool->solvables + p;
-    if (static_cast<std::size_t>(s->name) >= best.size()) best.resize(static_cast<std::size_t>(s->name) + 1, std::numeric_limits<int>::min());
     best[s->name] = std::max(best[s->name], s->repo->priority);
   }
   for (Id p = 2; p < pool->nsolvables; ++p) {

@@ -161,6 +161,31 @@ specs::PackageRecord parse_record_json(std::string_view text, std::string_view s
   return record_from_json(json, source);
 }
 
+void write_json_value(util::JsonWriter& writer, const nlohmann::json& value) {
+  using Type = nlohmann::json::value_t;
+  switch (value.type()) {
+    case Type::object:
+      writer.begin_object();
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        writer.key(it.key());
+        write_json_value(writer, it.value());
+      }
+      writer.end_object();
+      return;
+    case Type::array:
+      writer.begin_array();
+      for (const auto& item : value) write_json_value(writer, item);
+      writer.end_array();
+      return;
+    case Type::string: writer.string(value.get_ref<const std::string&>()); return;
+    case Type::boolean: writer.boolean(value.get<bool>()); return;
+    case Type::number_integer: writer.integer(value.get<std::int64_t>()); return;
+    case Type::number_unsigned: writer.unsigned_integer(value.get<std::uint64_t>()); return;
+    case Type::null: writer.null(); return;
+    default: writer.raw(value.dump()); return;  // floats and binary: nlohmann's own form
+  }
+}
+
 nlohmann::json record_to_json(const specs::PackageRecord& record) {
   nlohmann::json json = nlohmann::json::object();
   json["name"] = record.name;

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "gpuenv/specs/package_record.hpp"
+#include "gpuenv/util/json_writer.hpp"
 
 namespace gpuenv::package {
 
@@ -25,6 +26,10 @@ specs::PackageRecord parse_record_json(std::string_view text, std::string_view s
 // The record as conda writes it into repodata_record.json, its url and
 // channel without credentials (specs::mask_credentials).
 nlohmann::json record_to_json(const specs::PackageRecord& record);
+
+// Writes `value` through `writer` (objects in nlohmann's sorted key order):
+// how the small parts of a streamed document join the large ones.
+void write_json_value(util::JsonWriter& writer, const nlohmann::json& value);
 
 // Reading helpers shared with the other JSON readers of this module and the
 // prefix module: each returns the fallback for null, absent or mistyped values.

@@ -154,6 +154,39 @@ TEST(PrefixRecord, WritesCondasLayout) {
   }
 }
 
+// conda writes json.dump(indent=2, sort_keys=True); nlohmann's dump(2) of
+// the parsed text is that layout, so a record written any other way (key
+// order, spacing, escapes) differs from it.
+TEST(PrefixRecord, WritesExactlyTheSortedIndentedLayout) {
+  for (const auto* source : {kCondaRecord, kMicromambaRecord}) {
+    auto record = parse_prefix_record(source, "record.json");
+    record.requested_specs = {"tqdm >=4", "https://user:secret@host/private::tqdm"};
+    record.package.features = {"feature"};
+    record.package.track_features = {"a", "b"};
+    record.package.flags = {"flag"};
+    record.package.purls = {"pkg:pypi/tqdm"};
+    PrefixPathEntry odd;
+    odd.path = "share/odd \"name\"\t\u00e9\x01.txt";
+    odd.no_link = true;
+    odd.size_in_bytes = 0;
+    record.paths.push_back(odd);
+    record.files.push_back(odd.path);
+    const auto text = prefix_record_json(record);
+    EXPECT_EQ(text, nlohmann::json::parse(text).dump(2) + "\n");
+    EXPECT_EQ(text.find("secret"), std::string::npos);
+    const auto again = parse_prefix_record(text, "again");
+    EXPECT_EQ(again.paths, record.paths);
+    EXPECT_EQ(again.files, record.files);
+    EXPECT_EQ(again.package.features, record.package.features);
+  }
+}
+
+TEST(PrefixRecord, RefusesToWriteAPathThatIsNotUtf8) {
+  auto record = parse_prefix_record(kCondaRecord, "conda.json");
+  record.files.push_back("lib/\xff.so");
+  EXPECT_THROW((void)prefix_record_json(record), std::exception);
+}
+
 TEST(PrefixRecord, ChannelCarriesTheSubdirAsCondaWritesIt) {
   specs::PackageRecord package;
   package.name = "zlib";

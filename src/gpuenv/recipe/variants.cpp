@@ -26,7 +26,15 @@ struct RecipeNames {
   // Names in build.string and scripts: rendered only at build time, so
   // reading a variant does not record them, but rattler-build counts them.
   std::set<std::string> build_time_names;
-  std::vector<std::string> use_keys, ignore_keys;
+  // build.variant: the top level's, and each output's. An output that
+  // writes a `variant` block of its own replaces the top level's whole block
+  // (rattler-build merges `build` key by key); one that writes none inherits it.
+  struct VariantKeys {
+    bool written = false;
+    std::vector<std::string> use_keys, ignore_keys;
+  };
+  VariantKeys top_variant;
+  std::vector<VariantKeys> output_variant;
   // The context's own names: they shadow variant keys of the same name
   // (dask-core's `python_min: 3.10` is not conda-forge's python_min).
   std::set<std::string> context_names;
@@ -108,8 +116,21 @@ struct RecipeNames {
       build_time_names.insert(later.begin(), later.end());
       if (in_output) output_build_time_names.back().insert(later.begin(), later.end());
     }
-    if (ends_with(path, {"build", "variant", "use_keys", "[]"})) use_keys.push_back(text);
-    if (ends_with(path, {"build", "variant", "ignore_keys", "[]"})) ignore_keys.push_back(text);
+    VariantKeys& variant_keys = in_output ? output_variant.back() : top_variant;
+    if (ends_with(path, {"build", "variant", "use_keys", "[]"})) variant_keys.use_keys.push_back(text);
+    if (ends_with(path, {"build", "variant", "ignore_keys", "[]"})) variant_keys.ignore_keys.push_back(text);
+  }
+
+  // The use_keys of the whole recipe: each expands the matrix.
+  std::set<std::string> all_use_keys() const {
+    std::set<std::string> all(top_variant.use_keys.begin(), top_variant.use_keys.end());
+    for (const auto& each : output_variant) all.insert(each.use_keys.begin(), each.use_keys.end());
+    return all;
+  }
+
+  const VariantKeys& variant_keys_of(std::size_t output) const {
+    if (output < output_variant.size() && output_variant[output].written) return output_variant[output];
+    return top_variant;
   }
 
   void walk(const YAML::Node& node, std::vector<std::string>& path) {
@@ -122,6 +143,7 @@ struct RecipeNames {
         if (outputs) {
           output_names.emplace_back();
           output_build_time_names.emplace_back();
+          output_variant.emplace_back();
         }
         walk(item, path);
       }
@@ -132,6 +154,10 @@ struct RecipeNames {
           context_names.insert(entry.first.Scalar());
         }
         path.push_back(entry.first.IsScalar() ? entry.first.Scalar() : std::string());
+        if (ends_with(path, {"build", "variant"})) {
+          const bool in_output = path.size() >= 2 && path[0] == "outputs" && !output_variant.empty();
+          (in_output ? output_variant.back() : top_variant).written = true;
+        }
         walk(entry.second, path);
         path.pop_back();
       }
@@ -267,14 +293,27 @@ std::set<std::string> keys_used_by(const Recipe& recipe, const RecipeNames& name
     own.insert(names.output_build_time_names[output].begin(), names.output_build_time_names[output].end());
     std::set<std::string> written = names.shared_names;
     written.insert(names.output_names[output].begin(), names.output_names[output].end());
+    // An output built on a staging output uses the keys that one uses: its
+    // build and host packages and the names its script reads (rattler-build).
+    if (const auto& from = recipe.outputs[output].inherit_from) {
+      for (std::size_t staging = 0; staging < recipe.outputs.size(); ++staging) {
+        const Output& each = recipe.outputs[staging];
+        if (each.kind != Output::Kind::staging || each.name != *from || staging >= names.output_names.size()) continue;
+        add_bare_names(each.requirements.build, own);
+        add_bare_names(each.requirements.host, own);
+        own.insert(names.output_build_time_names[staging].begin(), names.output_build_time_names[staging].end());
+        written.insert(names.output_names[staging].begin(), names.output_names[staging].end());
+      }
+    }
     std::erase_if(used, [&](const std::string& key) { return !written.contains(key); });
     used.insert(own.begin(), own.end());
   } else {
     used.insert(names.build_time_names.begin(), names.build_time_names.end());
   }
   used.insert({"channel_sources", "channel_targets"});
-  used.insert(names.use_keys.begin(), names.use_keys.end());
-  for (const auto& key : names.ignore_keys) used.erase(key);
+  const auto& variant_keys = names.variant_keys_of(recipe.multi_output ? output : npos_output);
+  used.insert(variant_keys.use_keys.begin(), variant_keys.use_keys.end());
+  for (const auto& key : variant_keys.ignore_keys) used.erase(key);
   for (const auto& name : names.context_names) used.erase(name);
   return used;
 }
@@ -308,8 +347,9 @@ std::expected<std::vector<std::string>, RecipeError> recipe_variable_names(std::
   auto names = scan_recipe(recipe_text, file, RecipeOptions{});
   if (!names) return std::unexpected(std::move(names.error()));
   std::set<std::string> all = names->names;
-  all.insert(names->use_keys.begin(), names->use_keys.end());
-  for (const auto& key : names->ignore_keys) all.erase(key);
+  const auto use_keys = names->all_use_keys();
+  all.insert(use_keys.begin(), use_keys.end());
+  for (const auto& key : names->top_variant.ignore_keys) all.erase(key);
   return std::vector<std::string>(all.begin(), all.end());
 }
 
@@ -324,7 +364,7 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
   for (const auto& name : names->names) {
     if (config.values.contains(name) && !names->context_names.contains(name)) used.insert(name);
   }
-  for (const auto& key : names->use_keys) {
+  for (const auto& key : names->all_use_keys()) {
     if (config.values.contains(key)) used.insert(key);
   }
   // ignore_keys leave the variant and its hash but, as in rattler-build,

@@ -15,8 +15,10 @@
 //      ("noarch" for noarch packages; noarch: python drops python).
 // A multi-output recipe gives, per combination, each package output in the
 // order written, its variant keeping the keys written in it or outside
-// `outputs`; an exact pin_subpackage adds the pinned output's
-// "version build_string". Staging outputs give none.
+// `outputs` (and those of the staging output it inherits from); an exact
+// pin_subpackage adds the pinned output's "version build_string". Staging
+// outputs give none. An output's own build.variant block replaces the top
+// level's; without one it inherits it.
 // Variants come sorted by their combination (key by key, values compared as
 // minijinja compares them), one per combination: like rattler-build's render,
 // two combinations that give the same variant are both listed.

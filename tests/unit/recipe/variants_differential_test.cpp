@@ -177,6 +177,9 @@ const char* const unequal_zip = "python: ['3.10', '3.11']\ncuda_compiler_version
 const char* const zip_with_missing_key = "python: ['3.10', '3.11', '3.12']\nnumpy: ['1', '2']\n"
                                          "zip_keys:\n  - [python, numpy, not_there]\n";
 
+const char* const per_output_matrix = "cuda_compiler_version: ['12.9', '13.0']\nzlib: ['1.2', '1.3']\n"
+                                      "libfoo: ['1']\nlibbar: ['7']\n";
+
 Case make_case(std::string name, std::string recipe_text, fs::path recipe, std::vector<fs::path> variant_files,
                std::string platform = "linux-64", std::map<std::string, std::string, std::less<>> environment = {}) {
   return Case{std::move(name), std::move(recipe_text), std::move(recipe), std::move(variant_files), std::move(platform),
@@ -194,6 +197,8 @@ std::vector<Case> cases(const fs::path& scratch) {
   std::ofstream(dashed) << "r-base: ['4.3', '4.4']\nfoo-bar: ['1', '2']\nzip_keys:\n  - [r-base, foo_bar]\n";
   const fs::path missing = scratch / "missing.yaml";
   std::ofstream(missing) << zip_with_missing_key;
+  const fs::path per_output = scratch / "per_output.yaml";
+  std::ofstream(per_output) << per_output_matrix;
   const fs::path data = testing::testdata();
   const fs::path pinning = data / "pinning" / "conda_build_config.yaml";
   std::vector<Case> result;
@@ -212,6 +217,9 @@ std::vector<Case> cases(const fs::path& scratch) {
   for (const char* platform : {"linux-64", "win-64"}) {
     result.push_back(make_case(std::string("multi-output ") + platform, multi_output_recipe, {}, {matrix}, platform));
   }
+  const fs::path own = fs::path(GPUENV_SOURCE_DIR) / "tests/data/recipe";
+  result.push_back(make_case("per-output build.variant", {}, own / "per_output_variant.yaml", {per_output}));
+  result.push_back(make_case("keys of a staging output", {}, own / "staging_keys.yaml", {per_output}));
   result.push_back(make_case("unequal zip", "package:\n  name: z\n  version: '1'\nrequirements:\n  host:\n    - python\n",
                              {}, {unequal}));
   result.push_back(make_case("stdlib('c') without c_stdlib",

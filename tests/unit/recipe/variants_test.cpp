@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gpuenv/recipe/variant_hash.hpp"
@@ -212,6 +214,34 @@ TEST(Variants, MultiOutputVariantsPerOutputWithExactPins) {
   EXPECT_EQ(printed_outputs[1], "py-foo libfoo=1.0 hd9b5cea_0 python=3.11 target_platform=linux-64 py311hde5ba14_0");
   EXPECT_EQ(printed_outputs[2], "foo-noarch target_platform=noarch h4616a5c_0");
   EXPECT_EQ(printed_outputs[10], "py-foo libfoo=1.0 h154eacf_0 python=3.12 target_platform=linux-64 py312hf18fe52_0");
+}
+
+// rattler-build's answers (py-rattler-build, as the differential test runs
+// it) for the recipes in tests/data/recipe.
+std::expected<std::vector<RenderedVariant>, RecipeError> render_data_recipe(const char* name, std::string_view variants) {
+  std::ostringstream text;
+  text << std::ifstream(std::string(GPUENV_SOURCE_DIR) + "/tests/data/recipe/" + name).rdbuf();
+  return render_variants(text.str(), name, config_of(variants));
+}
+
+TEST(Variants, OutputsOnAStagingOutputUseItsKeys) {
+  auto rendered = render_data_recipe("staging_keys.yaml", "zlib: ['1.2', '1.3']\nlibfoo: ['1']\nlibbar: ['7']\n");
+  ASSERT_TRUE(rendered) << rendered.error().message;
+  ASSERT_EQ(rendered->size(), 4u);
+  EXPECT_EQ(printed((*rendered)[0].variant) + (*rendered)[0].build_string,
+            "libbar=7 libfoo=1 target_platform=linux-64 zlib=1.2 h9312e34_0");
+  EXPECT_EQ(printed((*rendered)[1].variant) + (*rendered)[1].build_string, "target_platform=linux-64 hb0f4dca_0");
+}
+
+TEST(Variants, AnOutputsOwnVariantBlockReplacesTheTopLevels) {
+  auto rendered = render_data_recipe("per_output_variant.yaml",
+                                     "cuda_compiler_version: ['12.9', '13.0']\nzlib: ['1.2', '1.3']\nlibfoo: ['1']\n"
+                                     "libbar: ['7']\n");
+  ASSERT_TRUE(rendered) << rendered.error().message;
+  ASSERT_EQ(rendered->size(), 12u);
+  EXPECT_EQ(printed((*rendered)[0].variant) + (*rendered)[0].build_string,
+            "cuda_compiler_version=12.9 target_platform=linux-64 zlib=1.2 h7300530_1");
+  EXPECT_EQ(printed((*rendered)[1].variant) + (*rendered)[1].build_string, "libfoo=1 target_platform=linux-64 h6a142c0_1");
 }
 
 TEST(Variants, UnequalZipGroupIsAnError) {

@@ -88,7 +88,7 @@ void read_name_and_version(const RecipeNode& node, std::string_view section, boo
   }
 }
 
-Output read_output(const RecipeNode& node, const ReadState& state) {
+Output read_output(const RecipeNode& node, const ReadState& state, const Build& top_level_build) {
   expect_map(node, "an output", state);
   Output output;
   output.position = node.position;
@@ -123,7 +123,7 @@ Output read_output(const RecipeNode& node, const ReadState& state) {
   }
   const bool is_staging = output.kind == Output::Kind::staging;
   output.sources = read_sources(node.find("source"), state);
-  output.build = read_build(node.find("build"), is_staging, state);
+  output.build = read_build(node.find("build"), is_staging, state, is_staging ? nullptr : &top_level_build);
   output.requirements = read_requirements(node.find("requirements"), is_staging, state);
   output.tests = read_tests(node.find("tests"), state);
   if (const RecipeNode* about = node.find("about")) output.about = read_about(about, state);
@@ -184,6 +184,8 @@ Recipe read_recipe_document(const YAML::Node& root, std::string_view file, std::
   const RecipeNode* package = sections.find("package");
   const RecipeNode* outputs = sections.find("outputs");
   std::optional<std::string> version;
+  // Before the outputs: each output's build is merged over it.
+  recipe.build = read_build(sections.find("build"), false, state);
   if (outputs != nullptr) {
     recipe.multi_output = true;
     if (package != nullptr) {
@@ -195,7 +197,7 @@ Recipe read_recipe_document(const YAML::Node& root, std::string_view file, std::
       state.fail(RecipeError::Kind::invalid_value, outputs->position, outputs->text, "outputs must be a list, found");
     }
     for (const auto& output : outputs->items) {
-      if (output.kind != RecipeNode::Kind::null) recipe.outputs.push_back(read_output(output, state));
+      if (output.kind != RecipeNode::Kind::null) recipe.outputs.push_back(read_output(output, state, recipe.build));
     }
     check_output_names(recipe, state);
     for (const auto& output : recipe.outputs) {
@@ -214,7 +216,6 @@ Recipe read_recipe_document(const YAML::Node& root, std::string_view file, std::
   }
   recipe.version = version.value_or("");
   recipe.sources = read_sources(sections.find("source"), state);
-  recipe.build = read_build(sections.find("build"), false, state);
   recipe.requirements = read_requirements(sections.find("requirements"), false, state);
   recipe.tests = read_tests(sections.find("tests"), state);
   recipe.about = read_about(sections.find("about"), state);

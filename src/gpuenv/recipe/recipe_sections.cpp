@@ -213,8 +213,10 @@ Script read_script(const RecipeNode* node, std::string_view field, const ReadSta
   return script;
 }
 
-Build read_build(const RecipeNode* node, bool staging, const ReadState& state) {
-  Build build;
+Build read_build(const RecipeNode* node, bool staging, const ReadState& state, const Build* inherited) {
+  // rattler-build merges an output's build over the top level's key by key:
+  // a key the output writes replaces the top level's whole value.
+  Build build = inherited != nullptr ? *inherited : Build{};
   if (node == nullptr || node->kind == RecipeNode::Kind::null) return build;
   expect_map(*node, "build", state);
   if (staging) {
@@ -230,24 +232,33 @@ Build read_build(const RecipeNode* node, bool staging, const ReadState& state) {
     build.string_template = string->text;
   }
   if (const RecipeNode* skip = node->find("skip")) build.skip = read_skip(*skip, state);
-  build.noarch = optional_text(*node, "noarch", state);
-  if (build.noarch && *build.noarch != "python" && *build.noarch != "generic") {
+  if (node->find("noarch") != nullptr) build.noarch = optional_text(*node, "noarch", state);
+  if (node->find("noarch") != nullptr && build.noarch && *build.noarch != "python" && *build.noarch != "generic") {
     state.fail(RecipeError::Kind::invalid_value, node->find("noarch")->position, *build.noarch,
                "noarch must be 'python' or 'generic', found");
   }
-  build.script = read_script(node->find("script"), "build.script", state);
+  if (node->find("script") != nullptr) build.script = read_script(node->find("script"), "build.script", state);
   if (const RecipeNode* merge = node->find("merge_build_and_host_envs")) {
     build.merge_build_and_host_envs = bool_of(*merge, "merge_build_and_host_envs", state);
   }
-  build.always_include_files = text_list(node->find("always_include_files"), "always_include_files", state);
-  build.always_copy_files = text_list(node->find("always_copy_files"), "always_copy_files", state);
-  if (const RecipeNode* files = node->find("files"); files != nullptr && files->kind == RecipeNode::Kind::map) {
+  if (const RecipeNode* files = node->find("always_include_files")) {
+    build.always_include_files = text_list(files, "always_include_files", state);
+  }
+  if (const RecipeNode* files = node->find("always_copy_files")) {
+    build.always_copy_files = text_list(files, "always_copy_files", state);
+  }
+  const RecipeNode* files = node->find("files");
+  if (files == nullptr) {
+    // inherited (or none)
+  } else if (files->kind == RecipeNode::Kind::map) {
     check_keys(*files, {"include", "exclude"}, "build.files", state);
     build.files_include = text_list(files->find("include"), "include", state);
     build.files_exclude = text_list(files->find("exclude"), "exclude", state);
   } else {
     build.files_include = text_list(files, "build.files", state);
+    build.files_exclude.clear();
   }
+  if (node->find("variant") != nullptr) build.variant = {};
   if (const RecipeNode* variant = node->find("variant"); variant != nullptr && variant->kind != RecipeNode::Kind::null) {
     expect_map(*variant, "build.variant", state);
     check_keys(*variant, {"use_keys", "ignore_keys", "down_prioritize_variant"}, "build.variant", state);
@@ -257,6 +268,9 @@ Build read_build(const RecipeNode* node, bool staging, const ReadState& state) {
       build.variant.down_prioritize_variant = integer_of(*down, "down_prioritize_variant", state);
     }
   }
+  if (node->find("python") != nullptr) build.python = {};
+  if (node->find("prefix_detection") != nullptr) build.prefix_detection = {};
+  if (node->find("dynamic_linking") != nullptr) build.dynamic_linking = {};
   if (const RecipeNode* python = node->find("python"); python != nullptr && python->kind != RecipeNode::Kind::null) {
     read_python(*python, build.python, state);
   }

@@ -11,7 +11,8 @@ namespace gpuenv::recipe::detail {
 std::vector<Source> read_sources(const RecipeNode* node, const ReadState& state);
 Script read_script(const RecipeNode* node, std::string_view field, const ReadState& state);
 // `staging`: a staging output's build, which may hold only a script.
-Build read_build(const RecipeNode* node, bool staging, const ReadState& state);
+// `inherited`: the top level's build, which an output's build is merged over.
+Build read_build(const RecipeNode* node, bool staging, const ReadState& state, const Build* inherited = nullptr);
 // `staging`: no run or run_constraints.
 Requirements read_requirements(const RecipeNode* node, bool staging, const ReadState& state);
 std::vector<TestElement> read_tests(const RecipeNode* node, const ReadState& state);

@@ -100,10 +100,13 @@ struct RecipeNames {
     templates(text, found);
     if (!path.empty() && path.back() == "if") expression(text, found);
     static const std::regex bare_name(R"([A-Za-z0-9_.\-]+)");
+    // A bare package name expands the matrix wherever it is written, but
+    // stays in an output's variant only where the output's read
+    // requirements hold it (keys_used_by), not in a branch not taken.
     if (in_build_or_host(path) && !has_expression(text) && std::regex_match(text, bare_name)) {
       std::string key = text;
       std::replace(key.begin(), key.end(), '-', '_');
-      found.insert(key);
+      names.insert(key);
     }
     names.insert(found.begin(), found.end());
     const bool in_output = path.size() >= 2 && path[0] == "outputs" && !output_names.empty();
@@ -395,6 +398,11 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
       for (const auto& [key, value] : combination) {
         if (keys.contains(key)) each.variant[key] = value;
       }
+      // rattler-build's variant always holds build_platform (not
+      // host_platform): a build that reads it has it in its variant and hash.
+      if (keys.contains("build_platform") && !each.variant.contains("build_platform")) {
+        each.variant["build_platform"] = Value::string(options.build_platform);
+      }
       // An exact pin on an earlier output of this combination puts that
       // output's "version build_string" in the variant, as rattler-build does.
       for (const auto* section : {&requirements.build, &requirements.host, &requirements.run}) {
@@ -428,11 +436,8 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
       for (std::size_t output = 0; output < recipe->outputs.size(); ++output) {
         const Output& each = recipe->outputs[output];
         if (each.kind != Output::Kind::package) continue;
-        // An output inherits the top level's build number (CEP 14); the reader
-        // leaves 0 where the output sets none, so 0 stands for "not set" here.
-        Build build = each.build;
-        if (build.number == 0) build.number = recipe->build.number;
-        if (auto added = add(output, each.name, each.version.value_or(recipe->version), build, each.requirements);
+        // each.build is already merged over the top level's (the reader).
+        if (auto added = add(output, each.name, each.version.value_or(recipe->version), each.build, each.requirements);
             !added) {
           return std::unexpected(std::move(added.error()));
         }

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <expected>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -134,7 +135,11 @@ std::vector<Case> differential_cases() {
   const fs::path own = fs::path(GPUENV_SOURCE_DIR) / "tests/data/recipe";
   const fs::path shared = testdata() / "recipes";
   for (const char* platform : {"linux-64", "linux-aarch64", "osx-arm64", "win-64"}) {
-    for (const char* name : {"xtensor.yaml", "cuda_library.yaml", "staging.yaml"}) cases.push_back({own / name, platform});
+    for (const char* name : {"xtensor.yaml", "cuda_library.yaml", "staging.yaml", "mamba_multi_output.yaml",
+                             "platform_selectors.yaml", "per_output_variant.yaml", "staging_keys.yaml",
+                             "build_inheritance.yaml"}) {
+      cases.push_back({own / name, platform});
+    }
     for (const char* feedstock : {"numba-cuda-feedstock", "dask-core-feedstock", "distributed-feedstock"}) {
       cases.push_back({shared / feedstock / "recipe/recipe.yaml", platform});
     }
@@ -206,6 +211,29 @@ TEST(RecipeRattlerDifferential, ExpressionsPrintWhatRattlerBuildPrints) {
   EXPECT_EQ(static_cast<std::size_t>(matched), ours.size());
 }
 
+// Whether gpuenv and rattler-build both accept or both refuse each recipe.
+void compare_acceptance(const std::vector<std::string>& recipes, const char* label) {
+  json requests = json::array();
+  std::vector<bool> accepted;
+  for (const auto& text : recipes) {
+    RecipeOptions options;
+    options.variant = cuda_variant();
+    accepted.push_back(parse_recipe(text, "recipe.yaml", options).has_value());
+    requests.push_back({{"recipe_text", text}, {"platform", "linux-64"}, {"variant", cuda_variant()}, {"specs", json::array()}});
+  }
+  std::string why;
+  const json answers = ask_rattler_build(requests, why);
+  if (answers.is_null()) GTEST_SKIP() << why;
+  int matched = 0;
+  for (std::size_t i = 0; i < accepted.size(); ++i) {
+    SCOPED_TRACE(recipes[i]);
+    const bool rattler_accepted = !answers[i].contains("error");
+    EXPECT_EQ(accepted[i], rattler_accepted) << answers[i].dump();
+    if (accepted[i] == rattler_accepted) ++matched;
+  }
+  std::printf("%s: %zu recipes compared with rattler-build, %d matched\n", label, accepted.size(), matched);
+}
+
 // Small recipes at the edges of the format: both tools accept, or both refuse.
 TEST(RecipeRattlerDifferential, AcceptsAndRefusesWhatRattlerBuildDoes) {
   const char* recipes[] = {
@@ -243,25 +271,37 @@ TEST(RecipeRattlerDifferential, AcceptsAndRefusesWhatRattlerBuildDoes) {
       "package: {name: x, version: '1'}\ntests:\n  - script: [echo]\n    files:\n      - a/*\n",
       "context:\n  a: ${{ b }}\n  b: 1\npackage: {name: x, version: '1'}\n",
   };
-  json requests = json::array();
-  std::vector<bool> accepted;
-  for (const char* text : recipes) {
-    RecipeOptions options;
-    options.variant = cuda_variant();
-    accepted.push_back(parse_recipe(text, "recipe.yaml", options).has_value());
-    requests.push_back({{"recipe_text", text}, {"platform", "linux-64"}, {"variant", cuda_variant()}, {"specs", json::array()}});
+  compare_acceptance(std::vector<std::string>(std::begin(recipes), std::end(recipes)), "recipe edge differential");
+}
+
+// The full recipes among CEP 13's and CEP 14's examples. Their text predates
+// today's v1 format (`test:` with commands, `about.home`, `.split()`), so
+// rattler-build refuses most of them: gpuenv must give the same answers.
+// tests/data/recipe/mamba_multi_output.yaml is CEP 14's big example in
+// today's syntax, compared in full below.
+TEST(RecipeRattlerDifferential, TheCepsOwnExamplesAsRattlerBuildReadsThem) {
+  const fs::path ceps = testdata().parent_path() / "specs" / "ceps";
+  std::vector<std::string> examples;
+  for (const char* cep : {"cep-0013.md", "cep-0014.md"}) {
+    std::ifstream file(ceps / cep);
+    if (!file) GTEST_SKIP() << "the CEPs are not in " << ceps.string();
+    std::string line, block;
+    bool in_yaml = false;
+    while (std::getline(file, line)) {
+      if (!in_yaml && line.starts_with("```yaml")) {
+        in_yaml = true;
+        block.clear();
+      } else if (in_yaml && line.starts_with("```")) {
+        in_yaml = false;
+        const bool names_itself = block.find("package:") != std::string::npos || block.find("recipe:") != std::string::npos;
+        if (names_itself && block.find("version") != std::string::npos) examples.push_back(block);
+      } else if (in_yaml) {
+        block += line + "\n";
+      }
+    }
   }
-  std::string why;
-  const json answers = ask_rattler_build(requests, why);
-  if (answers.is_null()) GTEST_SKIP() << why;
-  int matched = 0;
-  for (std::size_t i = 0; i < accepted.size(); ++i) {
-    SCOPED_TRACE(recipes[i]);
-    const bool rattler_accepted = !answers[i].contains("error");
-    EXPECT_EQ(accepted[i], rattler_accepted) << answers[i].dump();
-    if (accepted[i] == rattler_accepted) ++matched;
-  }
-  std::printf("recipe edge differential: %zu recipes compared with rattler-build, %d matched\n", accepted.size(), matched);
+  EXPECT_GE(examples.size(), 5u);
+  compare_acceptance(examples, "CEP 13/14 examples");
 }
 
 TEST(RecipeRattlerDifferential, ReadsWhatRattlerBuildRenders) {

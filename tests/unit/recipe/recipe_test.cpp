@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gpuenv/recipe/recipe.hpp"
@@ -213,6 +215,25 @@ outputs:
     requirements:
       run: [foo]
 )").kind, RecipeError::Kind::unknown_field);
+}
+
+TEST(RecipeReader, AnOutputsBuildIsMergedOverTheTopLevelsKeyByKey) {
+  std::ostringstream text;
+  text << std::ifstream(std::string(GPUENV_SOURCE_DIR) + "/tests/data/recipe/build_inheritance.yaml").rdbuf();
+  const Recipe recipe = read_ok(text.str());
+  ASSERT_EQ(recipe.outputs.size(), 3u);
+  const Build& outa = recipe.outputs[0].build;
+  EXPECT_EQ(outa.number, 3);
+  EXPECT_EQ(outa.string_template, "abc");
+  EXPECT_EQ(outa.noarch, "generic");
+  EXPECT_EQ(outa.always_include_files, std::vector<std::string>{"a"});
+  EXPECT_EQ(outa.dynamic_linking.rpaths, std::vector<std::string>{"lib/x"});
+  const Build& outb = recipe.outputs[1].build;  // its dynamic_linking replaces the top level's
+  EXPECT_EQ(outb.number, 3);
+  EXPECT_TRUE(outb.dynamic_linking.rpaths.empty());
+  EXPECT_EQ(outb.dynamic_linking.binary_relocation, false);
+  EXPECT_FALSE(outb.string_template.has_value());
+  EXPECT_EQ(recipe.outputs[2].build.dynamic_linking.rpaths, std::vector<std::string>{"lib/x"});
 }
 
 TEST(RecipeReader, ReadsEveryBuildField) {

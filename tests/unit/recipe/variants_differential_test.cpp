@@ -220,6 +220,14 @@ std::vector<Case> cases(const fs::path& scratch) {
   const fs::path own = fs::path(GPUENV_SOURCE_DIR) / "tests/data/recipe";
   result.push_back(make_case("per-output build.variant", {}, own / "per_output_variant.yaml", {per_output}));
   result.push_back(make_case("keys of a staging output", {}, own / "staging_keys.yaml", {per_output}));
+  const fs::path pythons = scratch / "pythons.yaml";
+  std::ofstream(pythons) << "python: ['3.11', '3.12']\n";
+  for (const char* platform : {"linux-64", "osx-arm64", "win-64"}) {
+    result.push_back(make_case(std::string("CEP 14's mamba example ") + platform, {}, own / "mamba_multi_output.yaml",
+                               {pythons}, platform));
+    result.push_back(make_case(std::string("platform selectors ") + platform, {}, own / "platform_selectors.yaml", {},
+                               platform));
+  }
   result.push_back(make_case("unequal zip", "package:\n  name: z\n  version: '1'\nrequirements:\n  host:\n    - python\n",
                              {}, {unequal}));
   result.push_back(make_case("stdlib('c') without c_stdlib",

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "gpuenv/environment/apply.hpp"
+#include "gpuenv/environment/cuda_without_driver.hpp"
 #include "gpuenv/environment/environment_name.hpp"
 #include "gpuenv/environment/installed_device_code.hpp"
 #include "gpuenv/environment/settings.hpp"
@@ -99,6 +100,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
     }
     return 0;
   }
+  if (const auto note = environment::cuda_without_driver_note(plan)) reporter.warning(*note);
   if (arguments.dry_run) {
     if (arguments.json) {
       print_json_plan(solution, plan.loaded, plan.prefix);

@@ -67,6 +67,28 @@ TEST_F(CreateCuda, NoDriverSaysWhereItLookedAndHowToSolveForAnotherMachine) {
       << result.err;
 }
 
+// conda-forge's CUDA packages constrain __cuda without needing it, so with
+// no driver they install; gpuenv says once that their GPU code cannot run.
+TEST_F(CreateCuda, CudaPackagesWithoutADriverAreNamedOnce) {
+  auto result = create({"cuda-version=13"}, {}, false);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string note = "this environment gets CUDA packages (cuda-version 13.0), but their GPU code cannot run on "
+                           "this machine";
+  EXPECT_NE(result.err.find(note), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find(note), result.err.rfind(note)) << result.err;
+  // --json keeps stdout a document and says it on stderr.
+  result = create({"cuda-version=13"}, {});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NO_THROW(parse_json(result));
+  EXPECT_NE(result.err.find(note), std::string::npos) << result.err;
+  // CONDA_OVERRIDE_CUDA="" says "no GPU" on purpose; a driver that fits says nothing either.
+  for (const char* cuda : {"CONDA_OVERRIDE_CUDA=", "CONDA_OVERRIDE_CUDA=13.0"}) {
+    result = create({"cuda-version=13"}, {cuda}, false);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err.find("GPU code cannot run"), std::string::npos) << cuda << ": " << result.err;
+  }
+}
+
 TEST_F(CreateCuda, ComputeCapabilityGatesBuildsTheSameWay) {
   auto result = create({"kernels"}, {"CONDA_OVERRIDE_CUDA=12.4", "CONDA_OVERRIDE_CUDA_ARCH=8.6"});
   ASSERT_EQ(result.exit_code, 0) << result.err;

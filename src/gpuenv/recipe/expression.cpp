@@ -270,10 +270,15 @@ class Evaluator {
         (left.kind() == Value::Kind::integer || right.kind() == Value::Kind::integer)) {
       const Value& text = left.kind() == Value::Kind::string ? left : right;
       const std::int64_t count = (left.kind() == Value::Kind::string ? right : left).as_integer();
-      if (count > 0 && text.as_string().size() * static_cast<std::uint64_t>(count) > context_.limits.max_output_bytes) {
+      const std::size_t size = text.as_string().size();
+      // Empty text repeats to nothing however large the count; the limit is
+      // checked by division, as size * count can overflow.
+      if (count <= 0 || size == 0) return Value::string("");
+      if (static_cast<std::uint64_t>(count) > context_.limits.max_output_bytes / size) {
         fail(node, Kind::limit, "result longer than the output limit:");
       }
       std::string repeated;
+      repeated.reserve(size * static_cast<std::size_t>(count));
       for (std::int64_t i = 0; i < count; ++i) repeated += text.as_string();
       return Value::string(std::move(repeated));
     }

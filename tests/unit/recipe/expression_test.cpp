@@ -3,6 +3,8 @@
 // rattler_differential_test.cpp for the live comparison).
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <string>
 
 #include "expression_cases.hpp"
@@ -165,6 +167,14 @@ TEST(RecipeExpression, HostileInputIsBoundedNotFatal) {
   EXPECT_THROW(evaluate_expression(std::string(100'000, ' ') + "1", context), ExpressionError);
   EXPECT_EQ(evaluate_expression("1 ** 9223372036854775807", context), Value::integer(1));
   EXPECT_EQ(evaluate_expression("1e400|int", context), Value::integer(INT64_MAX));
+  // Found by fuzz_expression: an empty string repeated 9e18 times looped
+  // 9e18 times, and a long count overflowed the length check.
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(evaluate_expression("'' * 9223372036854775807", context), Value::string(""));
+  EXPECT_EQ(evaluate_expression("('x' * 0) * 9223372036854775807", context), Value::string(""));
+  EXPECT_THROW(evaluate_expression("'abcd' * 4611686018427387904", context), ExpressionError);  // 4 * 2^62 = 2^64
+  EXPECT_THROW(evaluate_expression("4611686018427387904 * 'abcd'", context), ExpressionError);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 }  // namespace

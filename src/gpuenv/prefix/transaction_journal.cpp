@@ -14,6 +14,7 @@
 #include "gpuenv/package/file_content.hpp"
 #include "gpuenv/prefix/beneath.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
+#include "gpuenv/util/json_writer.hpp"
 
 namespace gpuenv::prefix {
 
@@ -319,12 +320,18 @@ void TransactionJournal::record(const SaveBlock& block) {
 }
 
 void TransactionJournal::record(const CreateBlock& block) {
-  append(nlohmann::json{{"op", "create"},
-                        {"package", block.package},
-                        {"dirs", block.dirs},
-                        {"paths", block.paths},
-                        {"keep_dirs", block.keep_dirs}}
-             .dump());
+  // One per linked package, listing all its files: streamed (keys sorted,
+  // as nlohmann writes the other entries) rather than built as a tree.
+  std::string line;
+  util::JsonWriter writer(line, -1);
+  writer.begin_object();
+  writer.field("dirs", block.dirs);
+  writer.field("keep_dirs", block.keep_dirs);
+  writer.field("op", "create");
+  writer.field("package", block.package);
+  writer.field("paths", block.paths);
+  writer.end_object();
+  append(line);
 }
 
 void TransactionJournal::record(const PruneBlock& block) {

@@ -82,6 +82,7 @@ void append_json_string(std::string& out, std::string_view text) {
 }
 
 void JsonWriter::newline_and_indent(std::size_t depth) {
+  if (indent_step_ < 0) return;
   out_.push_back('\n');
   out_.append(depth * static_cast<std::size_t>(indent_step_), ' ');
 }
@@ -108,7 +109,7 @@ void JsonWriter::key(std::string_view name) {
   level.empty = false;
   newline_and_indent(levels_.size());
   append_json_string(out_, name);
-  out_ += ": ";
+  out_ += indent_step_ < 0 ? ":" : ": ";
   after_key_ = true;
 }
 

@@ -22,6 +22,7 @@ void append_json_string(std::string& out, std::string_view text);
 
 class JsonWriter {
  public:
+  // indent_step < 0: compact, as nlohmann's dump() (one line, no spaces).
   explicit JsonWriter(std::string& out, int indent_step = 2) : out_(out), indent_step_(indent_step) {}
 
   void begin_object();

@@ -38,9 +38,9 @@ void write(JsonWriter& writer, const nlohmann::json& value) {
   }
 }
 
-std::string written(const nlohmann::json& value) {
+std::string written(const nlohmann::json& value, int indent_step = 2) {
   std::string out;
-  JsonWriter writer(out);
+  JsonWriter writer(out, indent_step);
   write(writer, value);
   return out;
 }
@@ -54,6 +54,7 @@ TEST(JsonWriter, LaysOutAsNlohmannsDumpWithIndentTwo) {
     "nested": [[], [[1, 2], {}], {"a": [true, false]}], "ratio": 0.5
   })");
   EXPECT_EQ(written(value), value.dump(2));
+  EXPECT_EQ(written(value, -1), value.dump());
   EXPECT_EQ(written(nlohmann::json::array()), "[]");
   EXPECT_EQ(written(nlohmann::json::object()), "{}");
   EXPECT_EQ(written("plain"), "\"plain\"");

@@ -1,6 +1,7 @@
 #include "gpuenv/recipe/lint.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <utility>
 
@@ -78,6 +79,16 @@ bool same_position(SourcePosition a, std::size_t line, std::size_t column) {
   return a.line == line && a.column == column;
 }
 
+struct ChecksumField {
+  const std::optional<WrittenChecksum>* written;
+  const char* name;
+  std::size_t digits;
+};
+
+std::array<ChecksumField, 2> checksum_fields(const UrlSource& source) {
+  return {ChecksumField{&source.sha256, "sha256", 64}, ChecksumField{&source.md5, "md5", 32}};
+}
+
 class RecipeLinter {
  public:
   RecipeLinter(const std::filesystem::path& recipe, const LintRequest& request)
@@ -123,9 +134,9 @@ class RecipeLinter {
     if (in_recipe && error.line > 0 && findings_.has_error_on_line(file_, error.line)) return;
     if (in_recipe && outline_ != nullptr) {
       for (const auto& source : outline_->url_sources()) {
-        for (const auto& [checksum, name, digits] : {std::tuple{&source.sha256, "sha256", 64}, std::tuple{&source.md5, "md5", 32}}) {
-          if (*checksum && same_position((*checksum)->position, error.line, error.column)) {
-            add_malformed_checksum(**checksum, name, digits, message_without_location(error));
+        for (const auto& field : checksum_fields(source)) {
+          if (*field.written && same_position((*field.written)->position, error.line, error.column)) {
+            add_malformed_checksum(**field.written, field, message_without_location(error));
             return;
           }
         }
@@ -142,24 +153,24 @@ class RecipeLinter {
                           message_without_location(error), check.fix));
   }
 
-  void add_malformed_checksum(const WrittenChecksum& checksum, std::string_view name, int digits, std::string message) {
-    findings_.add(finding(Severity::error, "source-" + std::string(name) + "-malformed", file_, checksum.position,
-                          std::move(message),
-                          "write the file's " + std::string(name) + " as " + std::to_string(digits) +
-                              " hex digits (`" + (name == "sha256" ? "sha256sum" : "md5sum") + " FILE` prints it)"));
+  void add_malformed_checksum(const WrittenChecksum& checksum, const ChecksumField& field, std::string message) {
+    const std::string name = field.name;
+    findings_.add(finding(Severity::error, "source-" + name + "-malformed", file_, checksum.position, std::move(message),
+                          "write the file's " + name + " as " + std::to_string(field.digits) + " hex digits (`" +
+                              name + "sum FILE` prints it)"));
   }
 
   // Every url source as written, in every selector branch: a checksum is
   // what makes the download reproducible and safe to cache.
   void lint_sources() {
     for (const auto& source : outline_->url_sources()) {
-      for (const auto& [checksum, name, digits] : {std::tuple{&source.sha256, "sha256", 64}, std::tuple{&source.md5, "md5", 32}}) {
+      for (const auto& field : checksum_fields(source)) {
         // A templated checksum is checked once rendered (add_reader_error).
-        if (*checksum && !has_expression((*checksum)->text) &&
-            !is_hex_digits((*checksum)->text, static_cast<std::size_t>(digits))) {
-          add_malformed_checksum(**checksum, name, digits,
-                                 "malformed " + std::string(name) + " '" + (*checksum)->text.substr(0, 100) + "': " +
-                                     std::to_string(digits) + " hex digits expected");
+        const auto& written = *field.written;
+        if (written && !has_expression(written->text) && !is_hex_digits(written->text, field.digits)) {
+          add_malformed_checksum(*written, field,
+                                 "malformed " + std::string(field.name) + " '" + written->text.substr(0, 100) +
+                                     "': " + std::to_string(field.digits) + " hex digits expected");
         }
       }
       if (source.sha256) continue;

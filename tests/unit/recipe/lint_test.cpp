@@ -142,6 +142,15 @@ TEST_F(LintFixture, MalformedSha256IsAnErrorAtItsLineOnce) {
   EXPECT_EQ(findings.front().severity, LintFinding::Severity::error);
 }
 
+TEST_F(LintFixture, TemplatedMalformedSha256IsFoundOnceRendered) {
+  const std::string recipe = replaced(replaced(clean_cuda_library, "  version: \"1.0\"\n",
+                                               "  version: \"1.0\"\n  digest: 5f1a2bd1\n"),
+                                      "sha256: " + sha256, "sha256: ${{ digest }}");
+  const auto findings = lint(recipe);
+  ASSERT_EQ(checks(findings), std::vector<std::string>{"source-sha256-malformed"}) << printed(findings);
+  EXPECT_EQ(findings.front().position.line, 9u);
+}
+
 TEST_F(LintFixture, MalformedChecksumsInABranchNotTakenAreFound) {
   const std::string recipe = replaced(clean_cuda_library, source_ok, R"(source:
   - url: https://example.invalid/foo-1.0.tar.gz

@@ -219,8 +219,9 @@ void lint_rendered_variants(const std::vector<RenderedVariant>& variants, const 
                             const std::string& file, LintFindings& findings) {
   for (const auto& variant : variants) {
     const RenderedOutput output = describe(variant, outline);
-    // A skipped variant is not built: nothing to say about it.
-    if (output.build.skip || variant.recipe.build.skip) continue;
+    // A skipped variant is not built: nothing to say about it. (An output's
+    // build is the top level's with its own keys over it: the reader merges them.)
+    if (output.build.skip) continue;
     OutputLinter(output, outline, file, findings).run();
   }
 }

@@ -217,6 +217,13 @@ TEST_F(LintFixture, CudaVersionOrCudaVirtualPackageConstraintPins) {
   EXPECT_TRUE(findings.empty()) << printed(findings);
 }
 
+TEST_F(LintFixture, SkippedVariantsAreNotLinted) {
+  const std::string recipe = replaced(replaced(unpinned_cuda, "    - RUN_LINE\n", ""), "requirements:",
+                                      "build:\n  skip:\n    - cuda_compiler_version != \"None\"\nrequirements:");
+  const auto findings = lint(recipe);
+  EXPECT_TRUE(findings.empty()) << printed(findings);
+}
+
 TEST_F(LintFixture, NoneOnlyMatrixIsNotACudaBuild) {
   const std::string variants = replaced(cuda_variants, "[None, '12.9', '13.0']", "[None]");
   const auto findings = lint(replaced(unpinned_cuda, "    - RUN_LINE\n", ""), variants);

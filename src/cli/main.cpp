@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   gpuenv::cli::add_inspect_command(app, run);
   gpuenv::cli::add_doctor_command(app, run);
   gpuenv::cli::add_render_command(app, run);
+  gpuenv::cli::add_lint_command(app, run);
   gpuenv::cli::add_planned_commands(app, run);
 
   // CLI11 would only say "A subcommand is required" for a mistyped one.
@@ -59,7 +60,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11's own codes (105, 106, ...) mean nothing to a script: a usage
+    // mistake exits 2, as report_usage_error's; --help and --version still exit 0.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   try {
     return run ? run() : 0;

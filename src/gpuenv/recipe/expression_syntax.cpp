@@ -532,4 +532,36 @@ std::unique_ptr<SyntaxNode> parse_expression(std::string_view text, const Expres
   return parser.parse_all();
 }
 
+std::vector<std::string_view> template_expressions(std::string_view text) {
+  std::vector<std::string_view> expressions;
+  for (auto open = text.find("${{"); open != std::string_view::npos; open = text.find("${{", open)) {
+    const auto close = text.find("}}", open + 3);
+    if (close == std::string_view::npos) break;
+    expressions.push_back(text.substr(open + 3, close - open - 3));
+    open = close + 2;
+  }
+  return expressions;
+}
+
+static void collect_toolchain_calls(const SyntaxNode& node, std::vector<ToolchainCallSyntax>& into) {
+  if (node.type == SyntaxNode::Type::call && node.children[0]->type == SyntaxNode::Type::name) {
+    const std::string& function = node.children[0]->text;
+    const bool literal_argument = node.children.size() > 1 && node.children[1]->type == SyntaxNode::Type::literal &&
+                                  node.children[1]->literal.kind() == Value::Kind::string;
+    if ((function == "compiler" || function == "stdlib") && literal_argument &&
+        !node.children[1]->literal.as_string().empty()) {
+      into.push_back({function, node.children[1]->literal.as_string()});
+    }
+  }
+  for (const auto& child : node.children) {
+    if (child) collect_toolchain_calls(*child, into);
+  }
+}
+
+std::vector<ToolchainCallSyntax> toolchain_calls(const SyntaxNode& node) {
+  std::vector<ToolchainCallSyntax> calls;
+  collect_toolchain_calls(node, calls);
+  return calls;
+}
+
 }  // namespace gpuenv::recipe::detail

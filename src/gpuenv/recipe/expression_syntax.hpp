@@ -35,4 +35,18 @@ struct SyntaxNode {
 // Throws ExpressionError (syntax, limit).
 std::unique_ptr<SyntaxNode> parse_expression(std::string_view text, const ExpressionLimits& limits);
 
+// The text inside each `${{ ... }}` of a template, in order (an unterminated
+// `${{` ends the list: reading the template reports it).
+std::vector<std::string_view> template_expressions(std::string_view text);
+
+// A `compiler('x')` or `stdlib('x')` call written with a literal language:
+// what variant expansion and lint look for without evaluating.
+struct ToolchainCallSyntax {
+  std::string function;  // compiler | stdlib
+  std::string language;
+};
+
+// Such calls anywhere beneath `node`, in written order.
+std::vector<ToolchainCallSyntax> toolchain_calls(const SyntaxNode& node);
+
 }  // namespace gpuenv::recipe::detail

@@ -219,23 +219,9 @@ class Resolver {
                     "a selector has only the keys if, then and else, not");
       }
     }
-    const RecipeNode& condition = *selector.find("if");
     const RecipeNode* then_branch = selector.find("then");
     if (then_branch == nullptr) state_.fail(RecipeError::Kind::missing_field, selector.position, "if", "a selector needs 'then' after");
-    if (condition.kind != RecipeNode::Kind::scalar) {
-      state_.fail(RecipeError::Kind::invalid_value, condition.position, "", "a selector's 'if' must be an expression");
-    }
-    bool holds = false;
-    try {
-      const Value value = evaluate_expression(condition.text, state_.context);
-      if (value.is_undefined()) {
-        throw ExpressionError(ExpressionError::Kind::undefined, condition.text, 0, value.undefined_name(), "undefined value");
-      }
-      holds = value.truthy();
-    } catch (const ExpressionError& error) {
-      state_.fail_expression(condition, error);
-    }
-    return holds ? then_branch : selector.find("else");
+    return condition_holds(*selector.find("if"), state_) ? then_branch : selector.find("else");
   }
 
   RecipeNode scalar(const RecipeNode& node, bool keep_templates) {
@@ -260,6 +246,21 @@ class Resolver {
 };
 
 }  // namespace
+
+bool condition_holds(const RecipeNode& condition, const ReadState& state) {
+  if (condition.kind != RecipeNode::Kind::scalar) {
+    state.fail(RecipeError::Kind::invalid_value, condition.position, "", "a selector's 'if' must be an expression");
+  }
+  try {
+    const Value value = evaluate_expression(condition.text, state.context);
+    if (value.is_undefined()) {
+      throw ExpressionError(ExpressionError::Kind::undefined, condition.text, 0, value.undefined_name(), "undefined value");
+    }
+    return value.truthy();
+  } catch (const ExpressionError& error) {
+    state.fail_expression(condition, error);
+  }
+}
 
 RecipeNode copy_yaml(const YAML::Node& node, const ReadState& state) {
   YamlCopier copier(state);

@@ -14,6 +14,7 @@
 
 #include "gpuenv/recipe/expression.hpp"
 #include "gpuenv/recipe/recipe_error.hpp"
+#include "gpuenv/recipe/recipe_reader.hpp"
 #include "gpuenv/recipe/recipe_types.hpp"
 
 namespace gpuenv::recipe::detail {
@@ -67,8 +68,19 @@ struct ReadState {
   [[noreturn]] void fail_expression(const RecipeNode& node, const ExpressionError& error) const;
 };
 
+// The reader's state for `options` (no used_names recorded).
+ReadState read_state(std::string_view file, std::string_view text, const RecipeOptions& options);
+
+// Evaluates the `context:` section in order into recipe.context and
+// state.context.variables (recipe_reader.cpp).
+void read_context(const RecipeNode* node, Recipe& recipe, ReadState& state);
+
 // Copies a yaml-cpp tree (throws RecipeFailure on duplicate keys, depth).
 RecipeNode copy_yaml(const YAML::Node& node, const ReadState& state);
+
+// Whether a selector's `if:` node holds with state.context (throws
+// RecipeFailure when it is no expression or cannot be evaluated).
+bool condition_holds(const RecipeNode& condition, const ReadState& state);
 
 // Chooses selectors and renders templates beneath `node` (the value of
 // `key`) with state.context. Scripts and build.string keep their templates.

@@ -51,16 +51,6 @@ Value free_form_value(const RecipeNode& node) {
   return Value::none();
 }
 
-void read_context(const RecipeNode* node, Recipe& recipe, ReadState& state) {
-  if (node == nullptr || node->kind == RecipeNode::Kind::null) return;
-  expect_map(*node, "context", state);
-  for (const auto& [key, value] : node->entries) {
-    // Each value sees the ones before it, as in rattler-build.
-    const Value evaluated = context_value(resolve(value, state, key), state);
-    state.context.variables.insert_or_assign(key, evaluated);
-    recipe.context.emplace_back(key, evaluated);
-  }
-}
 
 void check_version(const RecipeNode& node, const std::string& version, const ReadState& state) {
   try {
@@ -146,8 +136,18 @@ void check_output_names(const Recipe& recipe, const ReadState& state) {
 
 }  // namespace
 
-Recipe read_recipe_document(const YAML::Node& root, std::string_view file, std::string_view text,
-                            const RecipeOptions& options) {
+void read_context(const RecipeNode* node, Recipe& recipe, ReadState& state) {
+  if (node == nullptr || node->kind == RecipeNode::Kind::null) return;
+  expect_map(*node, "context", state);
+  for (const auto& [key, value] : node->entries) {
+    // Each value sees the ones before it, as in rattler-build.
+    const Value evaluated = context_value(resolve(value, state, key), state);
+    state.context.variables.insert_or_assign(key, evaluated);
+    recipe.context.emplace_back(key, evaluated);
+  }
+}
+
+ReadState read_state(std::string_view file, std::string_view text, const RecipeOptions& options) {
   ReadState state;
   state.file = std::string(file);
   state.text = text;
@@ -158,6 +158,12 @@ Recipe read_recipe_document(const YAML::Node& root, std::string_view file, std::
   state.context.host_platform = options.host_platform;
   state.context.environment = options.environment;
   state.context.limits = options.expression_limits;
+  return state;
+}
+
+Recipe read_recipe_document(const YAML::Node& root, std::string_view file, std::string_view text,
+                            const RecipeOptions& options) {
+  ReadState state = read_state(file, text, options);
   std::set<std::string> used_names;
   state.context.used_names = &used_names;
 

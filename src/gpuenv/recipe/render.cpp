@@ -17,6 +17,33 @@ std::optional<std::filesystem::path> recipe_variant_file(const std::filesystem::
   return std::nullopt;
 }
 
+std::expected<VariantConfig, RecipeError> render_variant_config(const std::filesystem::path& recipe,
+                                                                const RenderRequest& request,
+                                                                std::vector<std::filesystem::path>* files_read) {
+  std::vector<std::filesystem::path> files;
+  // The recipe's own file first so that files given on the command line win,
+  // as in rattler-build.
+  if (request.use_recipe_variant_file) {
+    if (auto local = recipe_variant_file(recipe)) files.push_back(*local);
+  }
+  files.insert(files.end(), request.variant_files.begin(), request.variant_files.end());
+  if (files_read != nullptr) *files_read = files;
+
+  VariantReadOptions variant_options;
+  variant_options.target_platform = request.target_platform;
+  variant_options.build_platform = request.build_platform;
+  VariantConfig config;
+  for (const auto& file : files) {
+    auto read = read_variant_config(file, variant_options);
+    if (!read) return std::unexpected(std::move(read.error()));
+    merge_variant_config(config, *read);
+  }
+  if (auto applied = apply_variant_overrides(config, request.overrides); !applied) {
+    return std::unexpected(std::move(applied.error()));
+  }
+  return config;
+}
+
 std::expected<RenderedRecipe, RecipeError> render_recipe_file(const std::filesystem::path& recipe,
                                                               const RenderRequest& request) {
   RecipeOptions recipe_options;
@@ -35,28 +62,9 @@ std::expected<RenderedRecipe, RecipeError> render_recipe_file(const std::filesys
   }
 
   RenderedRecipe rendered;
-  // The recipe's own file first so that files given on the command line win,
-  // as in rattler-build.
-  if (request.use_recipe_variant_file) {
-    if (auto local = recipe_variant_file(recipe)) rendered.variant_files.push_back(*local);
-  }
-  rendered.variant_files.insert(rendered.variant_files.end(), request.variant_files.begin(),
-                                request.variant_files.end());
-
-  VariantReadOptions variant_options;
-  variant_options.target_platform = request.target_platform;
-  variant_options.build_platform = request.build_platform;
-  VariantConfig config;
-  for (const auto& file : rendered.variant_files) {
-    auto read = read_variant_config(file, variant_options);
-    if (!read) return std::unexpected(std::move(read.error()));
-    merge_variant_config(config, *read);
-  }
-  if (auto applied = apply_variant_overrides(config, request.overrides); !applied) {
-    return std::unexpected(std::move(applied.error()));
-  }
-
-  auto variants = render_variants(*text, recipe.string(), config, recipe_options);
+  auto config = render_variant_config(recipe, request, &rendered.variant_files);
+  if (!config) return std::unexpected(std::move(config.error()));
+  auto variants = render_variants(*text, recipe.string(), *config, recipe_options);
   if (!variants) return std::unexpected(std::move(variants.error()));
   rendered.variants = std::move(*variants);
   return rendered;

@@ -33,6 +33,13 @@ struct RenderedRecipe {
 // else conda_build_config.yaml; none when neither is a regular file.
 std::optional<std::filesystem::path> recipe_variant_file(const std::filesystem::path& recipe);
 
+// The variant configuration render_recipe_file expands `recipe` over: the
+// files merged (their names, in order, in `files_read` when given), the
+// overrides applied. Errors as render_recipe_file's.
+std::expected<VariantConfig, RecipeError> render_variant_config(const std::filesystem::path& recipe,
+                                                                const RenderRequest& request,
+                                                                std::vector<std::filesystem::path>* files_read = nullptr);
+
 // Errors name the file (recipe or variant file, line and column) or, for a
 // malformed override, have file "--variant" (a usage mistake).
 std::expected<RenderedRecipe, RecipeError> render_recipe_file(const std::filesystem::path& recipe,

@@ -45,22 +45,22 @@ struct RecipeNames {
   std::vector<std::set<std::string>> output_build_time_names;
   ExpressionLimits limits;
 
-  void collect(const detail::SyntaxNode& node, std::set<std::string>& into) const {
+  static void collect_names(const detail::SyntaxNode& node, std::set<std::string>& into) {
     if (node.type == detail::SyntaxNode::Type::name) into.insert(node.text);
-    if (node.type == detail::SyntaxNode::Type::call && node.children[0]->type == detail::SyntaxNode::Type::name) {
-      const std::string& function = node.children[0]->text;
-      const bool literal_argument = node.children.size() > 1 &&
-                                    node.children[1]->type == detail::SyntaxNode::Type::literal &&
-                                    node.children[1]->literal.kind() == Value::Kind::string;
-      const std::string language = literal_argument ? node.children[1]->literal.as_string() : std::string();
-      if ((function == "compiler" || function == "stdlib") && !language.empty()) {
-        into.insert(language + "_" + function);
-        into.insert(language + "_" + function + "_version");
-      }
-      if (function == "cdt") into.insert("cdt_name");
+    if (node.type == detail::SyntaxNode::Type::call && node.children[0]->type == detail::SyntaxNode::Type::name &&
+        node.children[0]->text == "cdt") {
+      into.insert("cdt_name");
     }
     for (const auto& child : node.children) {
-      if (child) collect(*child, into);
+      if (child) collect_names(*child, into);
+    }
+  }
+
+  static void collect(const detail::SyntaxNode& node, std::set<std::string>& into) {
+    collect_names(node, into);
+    for (const auto& call : detail::toolchain_calls(node)) {
+      into.insert(call.language + "_" + call.function);
+      into.insert(call.language + "_" + call.function + "_version");
     }
   }
 
@@ -73,12 +73,7 @@ struct RecipeNames {
   }
 
   void templates(std::string_view text, std::set<std::string>& into) const {
-    for (auto open = text.find("${{"); open != std::string_view::npos; open = text.find("${{", open)) {
-      const auto close = text.find("}}", open + 3);
-      if (close == std::string_view::npos) return;
-      expression(text.substr(open + 3, close - open - 3), into);
-      open = close + 2;
-    }
+    for (const auto expression_text : detail::template_expressions(text)) expression(expression_text, into);
   }
 
   // Below requirements.build/host, through lists and if/then/else only.
@@ -343,7 +338,37 @@ std::expected<std::string, RecipeError> build_string_of(const Recipe& recipe, co
   }
 }
 
+// Steps 1 and 2 of variants.hpp: the keys `names` may use that `config` has, combined.
+std::expected<std::vector<Variant>, RecipeError> combinations_of(const RecipeNames& names, const VariantConfig& config,
+                                                                 std::string_view file) {
+  if (auto zipped = check_zip_lengths(config, file); !zipped) return std::unexpected(std::move(zipped.error()));
+  std::set<std::string> used;
+  for (const auto& name : names.names) {
+    if (config.values.contains(name) && !names.context_names.contains(name)) used.insert(name);
+  }
+  for (const auto& key : names.all_use_keys()) {
+    if (config.values.contains(key)) used.insert(key);
+  }
+  // ignore_keys leave the variant and its hash but, as in rattler-build,
+  // still expand the matrix.
+  used.erase("target_platform");
+  // rattler-build keeps these in every variant (conda-forge's pinning sets them).
+  for (const char* always : {"channel_sources", "channel_targets"}) {
+    if (config.values.contains(always)) used.insert(always);
+  }
+  return combinations(config, used, file);
+}
+
 }  // namespace
+
+std::expected<std::vector<Variant>, RecipeError> variant_combinations(std::string_view recipe_text,
+                                                                      std::string_view file,
+                                                                      const VariantConfig& config,
+                                                                      const RecipeOptions& options) {
+  auto names = scan_recipe(recipe_text, file, options);
+  if (!names) return std::unexpected(std::move(names.error()));
+  return combinations_of(*names, config, file);
+}
 
 std::expected<std::vector<std::string>, RecipeError> recipe_variable_names(std::string_view recipe_text,
                                                                            std::string_view file) {
@@ -362,23 +387,7 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
                                                                          const RecipeOptions& options) {
   auto names = scan_recipe(recipe_text, file, options);
   if (!names) return std::unexpected(std::move(names.error()));
-  if (auto zipped = check_zip_lengths(config, file); !zipped) return std::unexpected(std::move(zipped.error()));
-  std::set<std::string> used;
-  for (const auto& name : names->names) {
-    if (config.values.contains(name) && !names->context_names.contains(name)) used.insert(name);
-  }
-  for (const auto& key : names->all_use_keys()) {
-    if (config.values.contains(key)) used.insert(key);
-  }
-  // ignore_keys leave the variant and its hash but, as in rattler-build,
-  // still expand the matrix.
-  used.erase("target_platform");
-  // rattler-build keeps these in every variant (conda-forge's pinning sets them).
-  for (const char* always : {"channel_sources", "channel_targets"}) {
-    if (config.values.contains(always)) used.insert(always);
-  }
-
-  auto combined = combinations(config, used, file);
+  auto combined = combinations_of(*names, config, file);
   if (!combined) return std::unexpected(std::move(combined.error()));
   std::vector<RenderedVariant> rendered;
   rendered.reserve(combined->size());

@@ -64,6 +64,14 @@ std::string dependency_text(const Dependency& dependency);
 std::expected<std::vector<std::string>, RecipeError> recipe_variable_names(std::string_view recipe_text,
                                                                            std::string_view file);
 
+// The combinations of values the recipe expands to for `config` (steps 1
+// and 2), before any is read: each holds every used key, none filtered out.
+// Errors: the recipe is no YAML, a zip_keys group of unequal lengths, a matrix too large.
+std::expected<std::vector<Variant>, RecipeError> variant_combinations(std::string_view recipe_text,
+                                                                      std::string_view file,
+                                                                      const VariantConfig& config,
+                                                                      const RecipeOptions& options = {});
+
 // Every variant of the recipe for `config`, each read with `options` (its
 // `variant` is replaced by the combination's values). Errors: the recipe's
 // own (file, line, column) or a zip_keys group of unequal lengths.

@@ -1,0 +1,145 @@
+// `gpuenv lint RECIPE...`: what maintainers get wrong in a recipe, each with
+// the fix (the recipe module's lint does the checking; docs/recipes.md lists
+// the checks). Exit 0 without error findings (warnings allowed), 1 with any,
+// 2 on a usage mistake. Text or --json (docs/json-output.md).
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "error_output.hpp"
+#include "gpuenv/recipe/lint.hpp"
+#include "gpuenv/specs/platform.hpp"
+
+namespace gpuenv::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace rc = recipe;
+
+struct LintArguments {
+  std::vector<std::string> recipes;
+  std::vector<std::string> overrides;
+  std::vector<std::string> variant_files;
+  std::string target_platform;
+  bool json = false;
+};
+
+struct LintedRecipe {
+  std::string recipe;
+  std::vector<rc::LintFinding> findings;
+};
+
+struct Counts {
+  std::size_t errors = 0, warnings = 0;
+  void add(const std::vector<rc::LintFinding>& findings) {
+    for (const auto& finding : findings) {
+      ++(finding.severity == rc::LintFinding::Severity::error ? errors : warnings);
+    }
+  }
+};
+
+json position_json(std::size_t value) { return value > 0 ? json(value) : json(nullptr); }
+
+json finding_json(const rc::LintFinding& finding) {
+  return {{"severity", rc::severity_name(finding.severity)},
+          {"check", finding.check},
+          {"file", finding.file},
+          {"line", position_json(finding.position.line)},
+          {"column", position_json(finding.position.column)},
+          {"output", finding.output.empty() ? json(nullptr) : json(finding.output)},
+          {"message", finding.message},
+          {"fix", finding.fix}};
+}
+
+json linted_json(const std::string& platform, const std::vector<LintedRecipe>& linted) {
+  Counts total;
+  json recipes = json::array();
+  for (const auto& each : linted) {
+    Counts counts;
+    counts.add(each.findings);
+    total.add(each.findings);
+    json findings = json::array();
+    for (const auto& finding : each.findings) findings.push_back(finding_json(finding));
+    recipes.push_back({{"recipe", each.recipe},
+                       {"errors", counts.errors},
+                       {"warnings", counts.warnings},
+                       {"findings", std::move(findings)}});
+  }
+  return {{"schema_version", 1},     {"target_platform", platform}, {"errors", total.errors},
+          {"warnings", total.warnings}, {"recipes", std::move(recipes)}};
+}
+
+std::string location(const rc::LintFinding& finding) {
+  std::string text = finding.file;
+  if (finding.position.line > 0) {
+    text += ":" + std::to_string(finding.position.line);
+    if (finding.position.column > 0) text += ":" + std::to_string(finding.position.column);
+  }
+  return text;
+}
+
+const char* plural(std::size_t count, const char* word_one, const char* word_many) {
+  return count == 1 ? word_one : word_many;
+}
+
+void print_linted(const std::vector<LintedRecipe>& linted) {
+  Counts total;
+  for (const auto& each : linted) {
+    total.add(each.findings);
+    if (each.findings.empty()) fmt::print("{}: no findings\n", each.recipe);
+    for (const auto& finding : each.findings) {
+      fmt::print("{}: {}[{}] {}\n    fix: {}\n", location(finding), rc::severity_name(finding.severity), finding.check,
+                 finding.message, finding.fix);
+    }
+  }
+  fmt::print("{} {}, {} {}\n", total.errors, plural(total.errors, "error", "errors"), total.warnings,
+             plural(total.warnings, "warning", "warnings"));
+}
+
+int run_lint(const LintArguments& arguments) {
+  rc::LintRequest request;
+  request.render.overrides = arguments.overrides;
+  request.render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
+  request.render.build_platform = specs::Platform::current().str();
+  request.render.target_platform =
+      arguments.target_platform.empty() ? request.render.build_platform : arguments.target_platform;
+  std::vector<LintedRecipe> linted;
+  for (const auto& recipe : arguments.recipes) {
+    auto findings = rc::lint_recipe_file(recipe, request);
+    // Only a malformed --variant fails lint itself: the command line's mistake.
+    if (!findings) return report_usage_error(findings.error().message, arguments.json);
+    linted.push_back({recipe, std::move(*findings)});
+  }
+  if (arguments.json) {
+    fmt::print("{}\n", linted_json(request.render.target_platform, linted).dump(2));
+  } else {
+    print_linted(linted);
+  }
+  for (const auto& each : linted) {
+    if (rc::has_lint_errors(each.findings)) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_lint_command(CLI::App& app, Runner& run) {
+  auto arguments = std::make_shared<LintArguments>();
+  auto* sub = app.add_subcommand("lint", "Check recipe.yaml files for what maintainers get wrong, with the fix");
+  sub->add_option("recipes", arguments->recipes, "The recipe.yaml files (a variants.yaml next to each is read first)")
+      ->required();
+  sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)");
+  sub->add_option("-m,--variant-config", arguments->variant_files,
+                  "A variants.yaml or conda_build_config.yaml (repeatable; later files win)");
+  sub->add_option("--target-platform", arguments->target_platform,
+                  "The platform the builds are checked for (default: this one; selectors are checked on all)");
+  sub->add_flag("--json", arguments->json, "Print JSON");
+  sub->callback([&run, arguments] { run = [arguments] { return run_lint(*arguments); }; });
+}
+
+}  // namespace gpuenv::cli

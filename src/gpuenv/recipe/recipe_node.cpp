@@ -55,6 +55,11 @@ void ReadState::fail_expression(const RecipeNode& node, const ExpressionError& e
   }
   std::string reason = error.reason();
   if (error.kind() == ExpressionError::Kind::undefined) reason = "undefined value";
+  // Reasons are worded to go before the offending text ("division by zero
+  // in"); here " in '<expression>'" follows, so the word is not repeated.
+  for (const std::string_view tail : {" in", ":"}) {
+    if (reason.ends_with(tail)) reason.resize(reason.size() - tail.size());
+  }
   std::string offending = error.offending().empty() ? error.expression() : error.offending();
   fail(RecipeError::Kind::expression, position, offending,
        reason + " in '" + (error.template_offset() > 0 || has_expression(node.text) ? "${{ " + error.expression() + " }}"

@@ -465,6 +465,17 @@ TEST(RecipeReader, ErrorsNameFileLineColumnAndQuoteTheLine) {
   }
 }
 
+TEST(RecipeReader, AnExpressionsReasonReadsOnceBeforeTheExpression) {
+  for (const char* expression : {"${{ 1 // 0 }}", "${{ env.get('GPUENV_SURELY_UNSET_VARIABLE') }}", "${{ 'a' * 'b' }}"}) {
+    auto recipe = parse_recipe(std::string("package:\n  name: x\n  version: \"") + expression + "\"\n", "recipe.yaml",
+                               cuda_options());
+    ASSERT_FALSE(recipe) << expression;
+    EXPECT_EQ(recipe.error().message.find(" in in "), std::string::npos) << recipe.error().message;
+    EXPECT_EQ(recipe.error().message.find(": in "), std::string::npos) << recipe.error().message;
+    EXPECT_NE(recipe.error().message.find(" in '${{"), std::string::npos) << recipe.error().message;
+  }
+}
+
 TEST(RecipeReader, HostileRecipesAreRefusedNotFatal) {
   RecipeOptions options = cuda_options();
   options.max_file_bytes = 1000;

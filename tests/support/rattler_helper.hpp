@@ -1,7 +1,8 @@
-// Asking rattler-build (py-rattler-build, installed by scripts/setup.sh into
-// build/deps/test-tools) through a Python helper in this directory: the
-// differential tests send it a JSON list of requests on stdin and read a
-// JSON list of answers, one per request.
+// Asking rattler (py-rattler and py-rattler-build, installed by
+// scripts/setup.sh into build/deps/test-tools) through a Python helper
+// script: the differential tests send it a JSON document of requests on
+// stdin and read a JSON answer. Tests skip, saying why, when the tools are
+// missing.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,7 @@
 #include <fstream>
 #include <string>
 
-namespace gpuenv::recipe::testing {
+namespace gpuenv::testing {
 
 inline std::string test_python() {
   if (const char* configured = std::getenv("GPUENV_TEST_PYTHON"); configured != nullptr && *configured != '\0') {
@@ -23,22 +24,21 @@ inline std::string test_python() {
   return GPUENV_SOURCE_DIR "/build/deps/test-tools/bin/python";
 }
 
-inline std::filesystem::path testdata() {
-  const char* configured = std::getenv("GPUENV_TESTDATA");
-  return configured != nullptr ? configured : GPUENV_DEFAULT_TESTDATA;
-}
-
-// `helper`'s answers to `requests`; null when the tools are missing or did
-// not answer (`why` says what happened, for GTEST_SKIP).
-inline nlohmann::json ask_rattler_helper(const std::string& helper, const nlohmann::json& requests, std::string& why) {
+// The answer of the helper `script` (a path under the source tree, e.g.
+// "tests/unit/recipe/rattler_render.py") to `requests`; null when the tools
+// are missing or did not answer (`why` says what happened, for GTEST_SKIP).
+// When `answers_per_request`, the answer must be a list as long as `requests`;
+// otherwise any JSON object (which may report the tool's refusal).
+inline nlohmann::json ask_python_helper(const std::string& script_path, const nlohmann::json& requests,
+                                        bool answers_per_request, std::string& why) {
   namespace fs = std::filesystem;
   const std::string python = test_python();
   if (!fs::exists(python)) {
-    why = python + " missing: scripts/setup.sh installs py-rattler-build there";
+    why = python + " missing: scripts/setup.sh installs py-rattler and py-rattler-build there";
     return nullptr;
   }
-  const fs::path script = fs::path(GPUENV_SOURCE_DIR) / "tests/unit/recipe" / helper;
-  const fs::path scratch = fs::temp_directory_path() / ("gpuenv-recipe-differential-" + std::to_string(::getpid()));
+  const fs::path script = fs::path(GPUENV_SOURCE_DIR) / script_path;
+  const fs::path scratch = fs::temp_directory_path() / ("gpuenv-rattler-differential-" + std::to_string(::getpid()));
   fs::create_directories(scratch);
   const fs::path request = scratch / "request.json";
   std::ofstream(request) << requests.dump();
@@ -55,11 +55,14 @@ inline nlohmann::json ask_rattler_helper(const std::string& helper, const nlohma
     answers = nlohmann::json::parse(output);
   } catch (const nlohmann::json::exception&) {
   }
-  if (!answers.is_array() || answers.size() != requests.size()) {
-    why = "rattler-build did not answer (is py-rattler-build installed in " + python + "?): " + output.substr(0, 2000);
+  const bool answered = answers_per_request ? answers.is_array() && answers.size() == requests.size()
+                                            : answers.is_object();
+  if (!answered) {
+    why = script_path + " did not answer (are py-rattler and py-rattler-build installed in " + python +
+          "?): " + output.substr(0, 2000);
     return nullptr;
   }
   return answers;
 }
 
-}  // namespace gpuenv::recipe::testing
+}  // namespace gpuenv::testing

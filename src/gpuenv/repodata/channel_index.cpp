@@ -219,6 +219,38 @@ class SubdirIndexer {
   SubdirIndexSummary summary_;
 };
 
+// The subdirs of the channel `root` to index: conda-index indexes the
+// directories named like conda subdirs, and always noarch; other directories
+// are not part of the channel. What cannot be indexed is added to `problems`.
+std::set<std::string> discover_subdirs(const fs::path& root, const std::vector<std::string>& names,
+                                       std::vector<ChannelIndexProblem>& problems) {
+  std::set<std::string> subdirs = {"noarch"};
+  std::error_code error;
+  for (const auto& name : names) {
+    if (name.starts_with('.') || !fs::is_directory(root / name, error)) continue;
+    // The index writes into each subdir: one that is a link out of the
+    // channel would have gpuenv write (and read) wherever it leads.
+    if (const auto resolved = fs::canonical(root / name, error); error || !is_within(resolved, root)) {
+      problems.push_back(
+          {specs::printable(name), "",
+           fmt::format("{} leads outside the channel {}; it was not indexed: make it a directory inside the channel",
+                       specs::printable((root / name).string()), root.string())});
+      subdirs.erase(name);  // noarch too
+      continue;
+    }
+    if (specs::Platform::parse(name)) {
+      subdirs.insert(name);
+    } else if (holds_package_files(root / name)) {
+      problems.push_back(
+          {specs::printable(name), "",
+           fmt::format("{} holds package files, but '{}' is not a conda subdir (linux-64, noarch, osx-arm64, ...), "
+                       "so they were not indexed; move them into the subdir they were built for",
+                       specs::printable((root / name).string()), specs::printable(name))});
+    }
+  }
+  return subdirs;
+}
+
 }  // namespace
 
 std::size_t ChannelIndexResult::packages() const { return sum(*this, &SubdirIndexSummary::packages); }
@@ -249,22 +281,8 @@ std::expected<ChannelIndexResult, ChannelIndexError> index_channel(const fs::pat
   auto names = list_entries(root);
   if (!names) return std::unexpected(ChannelIndexError{ChannelIndexError::Kind::not_a_channel, names.error()});
 
-  // conda-index indexes the directories named like conda subdirs, and
-  // always noarch; other directories are not part of the channel.
-  std::set<std::string> subdirs = {"noarch"};
-  for (const auto& name : *names) {
-    if (name.starts_with('.') || !fs::is_directory(root / name, error)) continue;
-    if (specs::Platform::parse(name)) {
-      subdirs.insert(name);
-    } else if (holds_package_files(root / name)) {
-      result.problems.push_back(
-          {specs::printable(name), "",
-           fmt::format("{} holds package files, but '{}' is not a conda subdir (linux-64, noarch, osx-arm64, ...), "
-                       "so they were not indexed; move them into the subdir they were built for",
-                       specs::printable((root / name).string()), specs::printable(name))});
-    }
-  }
-  if (!fs::create_directories(root / "noarch", error) && error) {
+  const auto subdirs = discover_subdirs(root, *names, result.problems);
+  if (subdirs.contains("noarch") && !fs::create_directories(root / "noarch", error) && error) {
     return std::unexpected(write_error(fmt::format("cannot create {}: {}", (root / "noarch").string(), error.message())));
   }
   for (const auto& subdir : subdirs) {

@@ -12,8 +12,8 @@
 // Package files are hostile input: an archive that cannot be read, whose
 // info/index.json is missing, invalid, oversized or names another subdir,
 // or whose file name is not <name>-<version>-<build>, is reported as a
-// problem and left out of the repodata. Symbolic links that lead outside
-// the channel directory are not followed.
+// problem and left out of the repodata. Symbolic links (to package files or
+// to subdirs) that lead outside the channel directory are not followed.
 #pragma once
 
 #include <cstddef>

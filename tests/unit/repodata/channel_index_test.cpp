@@ -317,6 +317,20 @@ TEST(ChannelIndex, SymlinkOutOfTheChannelIsNotFollowed) {
   EXPECT_EQ(packages["pooled-1.0-0.conda"]["size"], fs::file_size(pooled));
 }
 
+TEST(ChannelIndex, SubdirLinkedOutOfTheChannelIsNotWrittenInto) {
+  TempDirectory outside;
+  TempDirectory channel;
+  PackageBuilder("tool", "1.0", "0").write(outside / "linux-64");
+  fs::create_symlink(outside / "linux-64", channel / "linux-64");
+  const auto result = index_ok(channel.path());
+  ASSERT_EQ(result.problems.size(), 1u) << problems_text(result);
+  EXPECT_EQ(result.problems[0].subdir, "linux-64");
+  EXPECT_NE(result.problems[0].message.find("outside the channel"), std::string::npos) << result.problems[0].message;
+  EXPECT_EQ(summary_of(result, "linux-64"), nullptr);
+  EXPECT_FALSE(fs::exists(outside / "linux-64/repodata.json"));
+  EXPECT_FALSE(fs::exists(outside / "linux-64/.cache"));
+}
+
 TEST(ChannelIndex, SubdirDiscovery) {
   TempDirectory channel;
   PackageBuilder("generic", "1.0", "0").noarch_generic().write(channel / "noarch");

@@ -50,6 +50,11 @@ class PackageBuilder {
     extra_index_[key] = std::move(value);
     return *this;
   }
+  // An extra file under info/ ("info/run_exports.json"), not listed in paths.json.
+  PackageBuilder& info_file(std::string path, std::string content) {
+    extra_info_[std::move(path)] = std::move(content);
+    return *this;
+  }
   PackageBuilder& noarch_generic() {
     noarch_ = specs::NoarchType::generic;
     subdir_ = "noarch";
@@ -176,6 +181,7 @@ class PackageBuilder {
       }
       add_info("info/link.json", package::link_json_text(link));
     }
+    for (const auto& [path, content] : extra_info_) add_info(path, content);
     for (const auto& member : members_) {
       package::PackageMember archived;
       archived.path = member.path;
@@ -230,6 +236,7 @@ class PackageBuilder {
   specs::NoarchType noarch_ = specs::NoarchType::none;
   std::vector<std::string> entry_points_;
   std::map<std::string, nlohmann::json> extra_index_;
+  std::map<std::string, std::string> extra_info_;
   std::vector<Member> members_;
 };
 

@@ -14,7 +14,7 @@ namespace gpuenv::package {
 
 namespace {
 
-constexpr std::size_t kMaxInfoFile = 256u << 20;  // a paths.json of a huge package fits
+constexpr std::uint64_t kMaxInfoFile = kMaxInfoFileSize;  // a paths.json of a huge package fits
 
 const std::vector<std::string> kMetadataFiles = {"info/index.json", "info/paths.json",
                                                  "info/link.json",  "info/files",
@@ -63,16 +63,19 @@ PackageMetadata metadata_from_files(const std::map<std::string, std::string>& fi
 }  // namespace
 
 std::map<std::string, std::string> read_info_files(const std::filesystem::path& archive,
-                                                   const std::vector<std::string>& names) {
+                                                   const std::vector<std::string>& names,
+                                                   std::uint64_t max_file_size) {
   std::map<std::string, std::string> found;
   for_each_member(archive, MemberSelection::info_only, [&](struct archive* reader, archive_entry* entry) {
     const auto path = member_path(entry);
     if (std::find(names.begin(), names.end(), path) == names.end()) return true;
     if (archive_entry_filetype(entry) != AE_IFREG) return true;
     const auto size = archive_entry_size(entry);
-    if (size < 0 || static_cast<std::uint64_t>(size) > kMaxInfoFile) {
+    if (size < 0 || static_cast<std::uint64_t>(size) > max_file_size) {
       throw PackageError("cannot read " + archive.string() + ": " + path + " is " +
-                         std::to_string(size) + " bytes, more than metadata can be");
+                         std::to_string(size) + " bytes, more than the " +
+                         std::to_string(max_file_size) + " a metadata file may have; the package "
+                         "is damaged or was made to exhaust memory");
     }
     std::string content(static_cast<std::size_t>(size), '\0');
     std::size_t filled = 0;

@@ -2,6 +2,7 @@
 // extracting it) or from an extracted package directory.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -28,8 +29,14 @@ PackageMetadata read_package_metadata(const std::filesystem::path& archive);
 PackageMetadata read_extracted_metadata(const std::filesystem::path& package_dir);
 
 // Selected files under info/ of a package file, by their path in the
-// package ("info/about.json"); files the package lacks are absent.
+// package ("info/about.json"); files the package lacks are absent. A
+// selected file larger than `max_file_size` is refused (PackageError) before
+// any of it is read: callers that only need small files (a channel indexer
+// reading index.json) bound them tighter than the 256 MiB default, which a
+// huge package's paths.json needs.
+inline constexpr std::uint64_t kMaxInfoFileSize = 256u << 20;
 std::map<std::string, std::string> read_info_files(const std::filesystem::path& archive,
-                                                   const std::vector<std::string>& names);
+                                                   const std::vector<std::string>& names,
+                                                   std::uint64_t max_file_size = kMaxInfoFileSize);
 
 }  // namespace gpuenv::package

@@ -107,6 +107,21 @@ TEST(PackageMetadata, InfoFilesReturnsOnlyWhatThePackageHas) {
   EXPECT_FALSE(files.contains("info/run_exports.json"));
 }
 
+TEST(PackageMetadata, InfoFilesOverTheCallersBoundAreRefused) {
+  const auto package = real_package("conda-package-handling/mock-2.0.0-py37_1000.conda");
+  const auto files = read_info_files(package, {"info/index.json"});
+  ASSERT_TRUE(files.contains("info/index.json"));
+  const auto size = files.at("info/index.json").size();
+  EXPECT_NO_THROW(read_info_files(package, {"info/index.json"}, size));
+  try {
+    read_info_files(package, {"info/index.json"}, size - 1);
+    ADD_FAILURE() << "an index.json over the bound was read";
+  } catch (const PackageError& error) {
+    EXPECT_NE(std::string(error.what()).find("mock-2.0.0-py37_1000.conda"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("info/index.json"), std::string::npos) << error.what();
+  }
+}
+
 TEST(PackageMetadata, RefusesCorruptArchivesNamingThem) {
   const auto corrupt = testdata_dir() / "channels/conda-build-index_data/corrupt/noarch";
   for (const auto* name : {"bad_package.tar.bz2", "another_bad_package.conda"}) {

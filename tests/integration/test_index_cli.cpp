@@ -1,0 +1,154 @@
+// `gpuenv index DIR` end to end: a directory of package files becomes a
+// channel that `gpuenv create` installs from; re-indexing picks up new and
+// removed packages; damaged packages are reported, left out, and make the
+// exit status 1; --json output (docs/json-output.md); usage errors exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "test_install_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gpuenv::testing::CommandOutput;
+using gpuenv::testing::contains;
+using gpuenv::testing::installed_dists;
+using gpuenv::testing::InstallCliMachine;
+using gpuenv::testing::linked;
+using gpuenv::testing::PackageBuilder;
+using gpuenv::testing::parse_json;
+using gpuenv::testing::read_json_file;
+using gpuenv::testing::run_gpuenv;
+using Dists = std::vector<std::string>;
+using nlohmann::json;
+
+// The test channel's packages, with the repodata the test wrote removed:
+// only `gpuenv index` can make it a channel again.
+class IndexedChannelMachine : public InstallCliMachine {
+ public:
+  IndexedChannelMachine() {
+    expected_linux_ = read_json_file(channel_dir() / "linux-64/repodata.json");
+    for (const char* subdir : {"linux-64", "noarch"}) fs::remove(channel_dir() / subdir / "repodata.json");
+  }
+  CommandOutput index(std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"index", channel_dir().string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_gpuenv(args, env());
+  }
+  const json& expected_linux() const { return expected_linux_; }
+
+ private:
+  json expected_linux_;
+};
+
+TEST(IndexCli, CreateInstallsFromTheFreshlyIndexedChannel) {
+  IndexedChannelMachine machine;
+  const auto prefix = machine / "env";
+  ASSERT_NE(machine.gpuenv("create", prefix, {"--dry-run", "app"}).exit_code, 0) << "no repodata: no channel yet";
+
+  const auto indexed = machine.index();
+  ASSERT_EQ(indexed.exit_code, 0) << indexed.err << indexed.out;
+  EXPECT_TRUE(contains(indexed.out, "linux-64: 9 packages (9 read, 0 unchanged, 0 removed)")) << indexed.out;
+  EXPECT_TRUE(contains(indexed.out, "noarch: 0 packages")) << indexed.out;
+
+  // The records hold what the test channel's own repodata said about each file.
+  const auto written = read_json_file(machine.channel_dir() / "linux-64/repodata.json");
+  ASSERT_EQ(written["packages.conda"].size(), machine.expected_linux()["packages.conda"].size());
+  for (const auto& [filename, expected] : machine.expected_linux()["packages.conda"].items()) {
+    const auto& record = written["packages.conda"][filename];
+    for (const char* key : {"name", "version", "build", "build_number", "depends", "subdir", "md5", "sha256", "size"}) {
+      EXPECT_EQ(record[key], expected[key]) << filename << ": " << key;
+    }
+  }
+
+  const auto dry_run = machine.gpuenv("create", prefix, {"--dry-run", "--json", "app"});
+  ASSERT_EQ(dry_run.exit_code, 0) << dry_run.err << dry_run.out;
+  EXPECT_EQ(linked(parse_json(dry_run)), (std::vector<std::string>{"libdep 2.0 h0_0", "app 1.0 h1_0"}));
+
+  const auto created = machine.gpuenv("create", prefix, {"app"});
+  ASSERT_EQ(created.exit_code, 0) << created.err << created.out;
+  EXPECT_EQ(installed_dists(prefix), (Dists{"app-1.0-h1_0", "libdep-2.0-h0_0"}));
+}
+
+TEST(IndexCli, ReindexingAddsNewAndDropsRemovedPackages) {
+  IndexedChannelMachine machine;
+  ASSERT_EQ(machine.index().exit_code, 0);
+  PackageBuilder("libdep", "3.0", "h0_0").file("share/libdep/VERSION", "3.0\n").write(machine.channel_dir() / "linux-64");
+  fs::remove(machine.channel_dir() / "linux-64/tool-1.0-0.conda");
+
+  const auto again = machine.index({"--json"});
+  ASSERT_EQ(again.exit_code, 0) << again.err << again.out;
+  const auto document = parse_json(again);
+  EXPECT_EQ(document["schema_version"], 1);
+  EXPECT_EQ(document["success"], true);
+  EXPECT_EQ(document["channel"], fs::canonical(machine.channel_dir()).string());
+  EXPECT_EQ(document["packages"], 9);
+  EXPECT_EQ(document["read"], 1);
+  EXPECT_EQ(document["reused"], 8);
+  EXPECT_EQ(document["removed"], 1);
+  EXPECT_EQ(document["problems"], json::array());
+  ASSERT_EQ(document["subdirs"].size(), 2u);
+  EXPECT_EQ(document["subdirs"][0],
+            json({{"subdir", "linux-64"}, {"packages", 9}, {"read", 1}, {"reused", 8}, {"removed", 1},
+                  {"repodata_changed", true}}));
+
+  const auto prefix = machine / "env";
+  const auto dry_run = machine.gpuenv("create", prefix, {"--dry-run", "--json", "libdep"});
+  ASSERT_EQ(dry_run.exit_code, 0) << dry_run.err << dry_run.out;
+  EXPECT_EQ(linked(parse_json(dry_run)), (std::vector<std::string>{"libdep 3.0 h0_0"}));
+  EXPECT_NE(machine.gpuenv("create", prefix, {"--dry-run", "tool"}).exit_code, 0) << "tool was removed";
+
+  // Nothing changed: nothing is read and repodata.json keeps its bytes.
+  const auto unchanged = machine.index();
+  EXPECT_EQ(unchanged.exit_code, 0);
+  EXPECT_TRUE(contains(unchanged.out, "linux-64: 9 packages (0 read, 9 unchanged, 0 removed); repodata.json unchanged"))
+      << unchanged.out;
+}
+
+TEST(IndexCli, DamagedPackagesAreReportedAndTheRestIsIndexed) {
+  IndexedChannelMachine machine;
+  gpuenv::testing::write_text_file(machine.channel_dir() / "linux-64/broken-1.0-0.conda", "not a package");
+  PackageBuilder("moved", "1.0", "0").subdir("osx-64").write(machine.channel_dir() / "linux-64");
+  // A name that is not UTF-8 must not break the --json document.
+  gpuenv::testing::write_text_file(machine.channel_dir() / "linux-64/\xff\xfe-1.0-0.conda", "x");
+
+  const auto result = machine.index();
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_TRUE(contains(result.out, "linux-64: 9 packages")) << result.out;
+  EXPECT_TRUE(contains(result.err, "warning: ")) << result.err;
+  EXPECT_TRUE(contains(result.err, "broken-1.0-0.conda")) << result.err;
+  EXPECT_TRUE(contains(result.err, "moved-1.0-0.conda")) << result.err;
+  EXPECT_TRUE(contains(result.err, "osx-64")) << result.err;
+
+  const auto as_json = machine.index({"--json"});
+  EXPECT_EQ(as_json.exit_code, 1);
+  const auto document = parse_json(as_json);
+  EXPECT_EQ(document["success"], false);
+  ASSERT_EQ(document["problems"].size(), 3u) << as_json.out;
+  EXPECT_EQ(document["problems"][0]["subdir"], "linux-64");
+  EXPECT_EQ(document["problems"][0]["file"], "broken-1.0-0.conda");
+
+  // The channel still serves the good packages.
+  const auto prefix = machine / "env";
+  EXPECT_EQ(machine.gpuenv("create", prefix, {"--dry-run", "app"}).exit_code, 0);
+}
+
+TEST(IndexCli, UsageErrorsExitTwo) {
+  IndexedChannelMachine machine;
+  const auto missing_argument = run_gpuenv({"index"}, machine.env());
+  EXPECT_EQ(missing_argument.exit_code, 2) << missing_argument.err;
+  EXPECT_TRUE(contains(missing_argument.err, "gpuenv index DIR")) << missing_argument.err;
+
+  const auto nowhere = run_gpuenv({"index", (machine / "nowhere").string()}, machine.env());
+  EXPECT_EQ(nowhere.exit_code, 2) << nowhere.err;
+  EXPECT_TRUE(contains(nowhere.err, "nowhere")) << nowhere.err;
+
+  const auto as_json = run_gpuenv({"index", (machine / "nowhere").string(), "--json"}, machine.env());
+  EXPECT_EQ(as_json.exit_code, 2);
+  EXPECT_EQ(parse_json(as_json)["exception_name"], "CondaValueError") << as_json.out;
+}
+
+}  // namespace

@@ -220,6 +220,14 @@ std::vector<Case> cases(const fs::path& scratch) {
   const fs::path own = fs::path(GPUENV_SOURCE_DIR) / "tests/data/recipe";
   result.push_back(make_case("per-output build.variant", {}, own / "per_output_variant.yaml", {per_output}));
   result.push_back(make_case("keys of a staging output", {}, own / "staging_keys.yaml", {per_output}));
+  // gpuenv's own pinning, with and without the opt-in CUDA 11.8 column.
+  const fs::path project = fs::path(GPUENV_SOURCE_DIR) / "metadata/variants";
+  for (const char* platform : {"linux-64", "linux-aarch64"}) {
+    result.push_back(make_case(std::string("cuda over gpuenv's pinning ") + platform, cuda_recipe, {},
+                               {project / "variants.yaml"}, platform));
+    result.push_back(make_case(std::string("cuda over gpuenv's pinning + cuda118 ") + platform, cuda_recipe, {},
+                               {project / "variants.yaml", project / "cuda118.yaml"}, platform));
+  }
   const fs::path pythons = scratch / "pythons.yaml";
   std::ofstream(pythons) << "python: ['3.11', '3.12']\n";
   for (const char* platform : {"linux-64", "osx-arm64", "win-64"}) {

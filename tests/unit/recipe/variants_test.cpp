@@ -244,6 +244,40 @@ TEST(Variants, AnOutputsOwnVariantBlockReplacesTheTopLevels) {
   EXPECT_EQ(printed((*rendered)[1].variant) + (*rendered)[1].build_string, "libfoo=1 target_platform=linux-64 h6a142c0_1");
 }
 
+// metadata/variants: each CUDA column comes with its compilers, glibc
+// baseline and CI image; python and is_python_min move together.
+TEST(Variants, TheProjectsPinningZipsEachCudaVersionWithItsToolchainAndImage) {
+  const std::string root = std::string(GPUENV_SOURCE_DIR) + "/metadata/variants/";
+  VariantReadOptions read_options;
+  auto pinning = read_variant_config(root + "variants.yaml", read_options);
+  ASSERT_TRUE(pinning) << pinning.error().message;
+  const auto& cuda = pinning->values.at("cuda_compiler_version");
+  ASSERT_EQ(cuda.size(), 3u);
+  EXPECT_EQ(cuda[0].display(), "None");
+  EXPECT_EQ(cuda[1].display(), "12.9");
+  EXPECT_EQ(cuda[2].display(), "13.0");
+  EXPECT_EQ(pinning->values.at("docker_image")[1].display(), "gpuenv/ci-cuda12.9");
+  EXPECT_EQ(pinning->values.at("c_stdlib_version")[2].display(), "2.28");
+  const std::string recipe = head +
+                             "requirements:\n  build:\n    - ${{ compiler('c') }}\n    - ${{ stdlib('c') }}\n"
+                             "    - if: cuda_compiler_version != \"None\"\n      then: ${{ compiler('cuda') }}\n"
+                             "  host:\n    - python\n";
+  auto rendered = render_variants(recipe, "recipe.yaml", *pinning);
+  ASSERT_TRUE(rendered) << rendered.error().message;
+  EXPECT_EQ(rendered->size(), 12u);  // 3 CUDA columns x 4 Pythons
+  for (const auto& each : *rendered) {
+    const std::string version = each.variant.at("cuda_compiler_version").display();
+    const std::string gcc = each.variant.at("c_compiler_version").display();
+    EXPECT_EQ(gcc, version == "12.9" ? "14" : "15") << printed(each.variant);
+  }
+  auto with_118 = read_variant_config(root + "cuda118.yaml", read_options);
+  ASSERT_TRUE(with_118) << with_118.error().message;
+  merge_variant_config(*pinning, *with_118);
+  rendered = render_variants(recipe, "recipe.yaml", *pinning);
+  ASSERT_TRUE(rendered) << rendered.error().message;
+  EXPECT_EQ(rendered->size(), 16u);
+}
+
 TEST(Variants, UnequalZipGroupIsAnError) {
   auto rendered = render_variants(head + "requirements:\n  host:\n    - python\n", "recipe.yaml",
                                   config_of("python: ['3.10', '3.11']\na: [1]\nb: [1, 2]\nzip_keys:\n  - [a, b]\n"));

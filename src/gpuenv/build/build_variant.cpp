@@ -129,7 +129,8 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
   }
   // The solve failed with compilers in it: try without them before giving up.
   const std::string reason = created.error().message;
-  fs::remove_all(prefix);
+  std::error_code ignored;
+  fs::remove_all(prefix, ignored);
   if (auto without = create_environment(prefix, split.others, settings, "build", log, observer); !without) {
     return std::unexpected(without.error());
   }
@@ -228,6 +229,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   SourceSettings source_settings;
   source_settings.recipe_dir = request.recipe_file.parent_path();
   source_settings.cache_dir = settings.directories.cache_dir;
+  source_settings.excluded_dir = output_dir;
   source_settings.client = settings.client;
   source_settings.log = [&log](std::string_view line) { log.line(std::string(line)); };
   if (auto fetched = fetch_sources(sources_of(variant), src_dir, source_settings); !fetched) {

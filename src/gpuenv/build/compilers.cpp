@@ -1,8 +1,8 @@
 #include "gpuenv/build/compilers.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
+
+#include "gpuenv/build/process_runner.hpp"
 
 namespace gpuenv::build {
 
@@ -16,19 +16,6 @@ std::string package_name(const std::string& spec) {
 std::string variant_text(const recipe::Variant& variant, const std::string& key) {
   const auto found = variant.find(key);
   return found == variant.end() ? std::string() : found->second.display();
-}
-
-std::string find_on_path(const std::string& program, const std::string& path) {
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    const auto end = std::min(path.find(':', start), path.size());
-    if (end > start) {
-      const std::string candidate = path.substr(start, end - start) + "/" + program;
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-    start = end + 1;
-  }
-  return {};
 }
 
 }  // namespace

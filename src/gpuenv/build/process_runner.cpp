@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -56,19 +57,23 @@ std::string path_of(const std::vector<std::string>& environment) {
 // the one that should decide (BUILD_PREFIX/bin first).
 std::string find_program(const std::string& name, const std::vector<std::string>& environment) {
   if (name.find('/') != std::string::npos) return name;
-  const std::string path = path_of(environment);
+  const auto found = find_on_path(name, path_of(environment));
+  return found.empty() ? name : found;
+}
+
+}  // namespace
+
+std::string find_on_path(const std::string& program, const std::string& path) {
   std::size_t start = 0;
   while (start <= path.size()) {
     const auto end = std::min(path.find(':', start), path.size());
     const std::string directory = end > start ? path.substr(start, end - start) : ".";
-    const std::string candidate = directory + "/" + name;
+    const std::string candidate = directory + "/" + program;
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
     start = end + 1;
   }
-  return name;
+  return {};
 }
-
-}  // namespace
 
 std::vector<std::string> current_environment() {
   std::vector<std::string> result;

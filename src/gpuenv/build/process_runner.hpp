@@ -33,6 +33,9 @@ inline constexpr std::size_t kTailLines = 30;
 
 ProcessResult run_process(const ProcessRequest& request);
 
+// The executable `program` names on `path` (colon-separated), or empty.
+std::string find_on_path(const std::string& program, const std::string& path);
+
 // The `name=value` entries of this process's environment.
 std::vector<std::string> current_environment();
 

@@ -268,7 +268,8 @@ std::expected<void, BuildError> fetch_one(const recipe::Source& source, const fs
       const auto status = fs::status(path, ignored);
       if (fs::is_directory(status)) {
         log_line(settings, "source: copying " + path.string());
-        if (auto copied = copy_directory(path, destination, src_dir.parent_path()); !copied) return copied;
+        const auto excluded = settings.excluded_dir.empty() ? src_dir.parent_path() : settings.excluded_dir;
+        if (auto copied = copy_directory(path, destination, excluded); !copied) return copied;
       } else if (fs::is_regular_file(status)) {
         if (auto placed = place_file(path, path.filename().string(), source, destination, scratch, settings);
             !placed) {

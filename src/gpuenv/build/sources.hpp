@@ -29,6 +29,9 @@ namespace gpuenv::build {
 struct SourceSettings {
   std::filesystem::path recipe_dir;  // path sources and patches are relative to it
   std::filesystem::path cache_dir;   // the gpuenv cache directory
+  // Left out of copied path sources: the build's output directory, when a
+  // recipe's `path: ..` holds it.
+  std::filesystem::path excluded_dir;
   net::ClientSettings client;
   // Most bytes one download may bring, and one archive may unpack to.
   std::uint64_t max_download_bytes = 8ull << 30;

@@ -72,6 +72,19 @@ TEST_F(Sources, PathDirectoryIsCopied) {
   EXPECT_EQ(read_file(src() / "sub/x.txt"), "x\n");
 }
 
+TEST_F(Sources, PathDirectoryLeavesOutTheOutputDirectoryInsideIt) {
+  write_text_file(dir / "recipe/project/main.c", "int main(void) { return 0; }\n");
+  write_text_file(dir / "recipe/project/output/noarch/old-1.0-0.conda", "an earlier build\n");
+  Source source;
+  source.kind = Source::Kind::path;
+  source.path = "project";
+  auto with_output = settings();
+  with_output.excluded_dir = dir / "recipe/project/output";
+  ASSERT_TRUE(fetch_sources({source}, src(), with_output));
+  EXPECT_TRUE(fs::exists(src() / "main.c"));
+  EXPECT_FALSE(fs::exists(src() / "output"));
+}
+
 TEST_F(Sources, UrlArchiveIsVerifiedExtractedStrippedAndCached) {
   const auto tarball = project_tarball();
   auto source = url_source(tarball, sha256_of(tarball));

@@ -25,6 +25,7 @@ void add_env_command(CLI::App& app, Runner& run);
 void add_inspect_command(CLI::App& app, Runner& run);
 void add_doctor_command(CLI::App& app, Runner& run);
 void add_render_command(CLI::App& app, Runner& run);
+void add_build_command(CLI::App& app, Runner& run);
 void add_planned_commands(CLI::App& app, Runner& run);
 
 }  // namespace gpuenv::cli

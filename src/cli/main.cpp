@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   gpuenv::cli::add_inspect_command(app, run);
   gpuenv::cli::add_doctor_command(app, run);
   gpuenv::cli::add_render_command(app, run);
+  gpuenv::cli::add_build_command(app, run);
   gpuenv::cli::add_planned_commands(app, run);
 
   // CLI11 would only say "A subcommand is required" for a mistyped one.

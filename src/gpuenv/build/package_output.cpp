@@ -22,8 +22,7 @@ json dependency_list(const std::vector<recipe::Dependency>& dependencies) {
 }
 
 // "linux-64" -> ("x86_64", "linux"), as conda-build fills arch and platform.
-std::pair<json, json> arch_and_platform(const std::string& subdir) {
-  if (subdir == "noarch") return {nullptr, nullptr};
+std::pair<std::string, std::string> arch_and_platform(const std::string& subdir) {
   const auto dash = subdir.find('-');
   const std::string os = subdir.substr(0, dash);
   std::string arch = dash == std::string::npos ? "" : subdir.substr(dash + 1);
@@ -95,16 +94,19 @@ std::string index_json_text(const PackageOutput& output) {
   const auto& variant = *output.variant;
   const auto& requirements = variant.requirements();
   const auto& build = build_of(variant);
-  const auto [arch, platform] = arch_and_platform(output.subdir);
-  json index = {{"arch", arch},
-                {"build", variant.build_string},
+  json index = {{"build", variant.build_string},
                 {"build_number", build.number},
                 {"depends", dependency_list(requirements.run)},
                 {"name", variant.output_name},
-                {"platform", platform},
                 {"subdir", output.subdir},
                 {"timestamp", output.timestamp * 1000},
                 {"version", variant.output_version}};
+  // A noarch package has neither, as rattler-build writes it.
+  if (output.subdir != "noarch") {
+    const auto [arch, platform] = arch_and_platform(output.subdir);
+    index["arch"] = arch;
+    index["platform"] = platform;
+  }
   if (!requirements.run_constraints.empty()) index["constrains"] = dependency_list(requirements.run_constraints);
   const auto& about = about_of(variant);
   if (about.license) index["license"] = *about.license;
@@ -146,7 +148,7 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
   }
   members.push_back(text_member("info/hash_input.json", variant.hash_input, mtime));
   members.push_back(text_member("info/recipe/recipe.yaml", output.recipe_text, mtime));
-  members.push_back(text_member("info/recipe/variant.yaml", variant_yaml(variant.variant), mtime));
+  members.push_back(text_member("info/recipe/variant_config.yaml", variant_yaml(variant.variant), mtime));
   std::sort(members.begin(), members.end(),
             [](const package::PackageMember& a, const package::PackageMember& b) { return a.path < b.path; });
 

@@ -1,7 +1,8 @@
 // The .conda of one built variant: the new prefix files under their paths,
 // and info/ -- index.json, paths.json, files, about.json, run_exports.json
 // (the recipe's own), hash_input.json, recipe/recipe.yaml (the recipe as
-// given) and recipe/variant.yaml -- written to
+// given) and recipe/variant_config.yaml (the variant, as rattler-build
+// names it) -- written to
 // <output_dir>/<subdir>/<name>-<version>-<build>.conda.
 //
 // Reproducible: every member has the same modification time (`timestamp`,

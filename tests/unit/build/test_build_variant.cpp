@@ -270,3 +270,46 @@ TEST_F(BuildVariant, HostRequirementNoChannelHasIsAnEnvironmentError) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(BuildVariant, BinaryFilesAndPrefixDetectionSettings) {
+  const auto built = build(write_recipe(R"(package:
+  name: blobs
+  version: "1.0"
+build:
+  prefix_detection:
+    ignore:
+      - share/ignored.txt
+    force_file_type:
+      binary:
+        - share/forced.txt
+  script:
+    - mkdir -p "$PREFIX/lib" "$PREFIX/share"
+    - printf 'head\0%s\0tail' "$PREFIX" > "$PREFIX/lib/blob.bin"
+    - echo "$PREFIX" > "$PREFIX/share/ignored.txt"
+    - echo "$PREFIX" > "$PREFIX/share/forced.txt"
+)"));
+  ASSERT_TRUE(built) << built.error().message << "\n" << observer.output;
+  const auto paths = json::parse(read_file(extracted(built->package) / "info/paths.json"));
+  EXPECT_EQ(entry_for(paths, "lib/blob.bin")["file_mode"], "binary");
+  EXPECT_EQ(entry_for(paths, "share/forced.txt")["file_mode"], "binary");
+  EXPECT_FALSE(entry_for(paths, "share/ignored.txt").contains("prefix_placeholder"));
+}
+
+TEST_F(BuildVariant, PinsAreReportedAsNotSupportedYet) {
+  const auto built = build(write_recipe(R"(package:
+  name: pinned
+  version: "1.0"
+requirements:
+  host:
+    - hostlib
+  run:
+    - ${{ pin_compatible('hostlib') }}
+)"));
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().kind, BuildErrorKind::unsupported);
+  EXPECT_NE(built.error().message.find("pin_compatible(hostlib"), std::string::npos) << built.error().message;
+}
+
+}  // namespace

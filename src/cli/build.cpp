@@ -110,7 +110,7 @@ int run_build(const BuildArguments& arguments) {
     build::BuildRequest request;
     request.recipe_file = recipe_file;
     request.recipe_text = read_text(recipe_file);
-    request.output_dir = fs::absolute(arguments.output_dir);
+    request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
     request.settings = &*settings;
     request.build_platform = build_platform;
     request.timestamp = build::reproducible_timestamp(env, recipe_file);

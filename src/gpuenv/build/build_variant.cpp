@@ -229,7 +229,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   SourceSettings source_settings;
   source_settings.recipe_dir = request.recipe_file.parent_path();
   source_settings.cache_dir = settings.directories.cache_dir;
-  source_settings.excluded_dir = output_dir;
+  source_settings.excluded_dir = output_dir.lexically_normal();
   source_settings.client = settings.client;
   source_settings.log = [&log](std::string_view line) { log.line(std::string(line)); };
   if (auto fetched = fetch_sources(sources_of(variant), src_dir, source_settings); !fetched) {

@@ -172,7 +172,7 @@ std::expected<void, BuildError> copy_directory(const fs::path& from, const fs::p
   fs::recursive_directory_iterator walk(from, fs::directory_options::none, error);
   for (; !error && walk != fs::recursive_directory_iterator(); walk.increment(error)) {
     const auto& entry = *walk;
-    if (entry.path() == excluded) {
+    if (entry.path().lexically_normal() == excluded.lexically_normal()) {
       walk.disable_recursion_pending();
       continue;
     }

@@ -79,7 +79,7 @@ TEST_F(Sources, PathDirectoryLeavesOutTheOutputDirectoryInsideIt) {
   source.kind = Source::Kind::path;
   source.path = "project";
   auto with_output = settings();
-  with_output.excluded_dir = dir / "recipe/project/output";
+  with_output.excluded_dir = dir / "recipe/project/./output";  // as a user may write it
   ASSERT_TRUE(fetch_sources({source}, src(), with_output));
   EXPECT_TRUE(fs::exists(src() / "main.c"));
   EXPECT_FALSE(fs::exists(src() / "output"));

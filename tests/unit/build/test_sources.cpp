@@ -208,6 +208,26 @@ TEST_F(Sources, LocalArchiveAndZip) {
   EXPECT_EQ(read_file(src() / "file.txt"), "zipped\n");
 }
 
+TEST_F(Sources, EveryTarCompressionIsExtracted) {
+  write_text_file(dir / "tree/proj-2.0/file.txt", "compressed\n");
+  for (const auto& [suffix, flag] : std::vector<std::pair<std::string, std::string>>{
+           {".tar.gz", "-z"}, {".tar.bz2", "-j"}, {".tar.xz", "-J"}, {".tar.zst", "--zstd"}, {".tar", ""}}) {
+    const auto archive = dir / "recipe" / ("proj-2.0" + suffix);
+    fs::create_directories(archive.parent_path());
+    std::vector<std::string> args = {"-cf", archive.string(), "-C", (dir / "tree").string(), "proj-2.0"};
+    if (!flag.empty()) args.insert(args.begin(), flag);
+    const auto made = gpuenv::testing::run_program("tar", args);
+    ASSERT_EQ(made.exit_code, 0) << suffix << made.err;
+    Source source;
+    source.kind = Source::Kind::path;
+    source.path = archive.filename().string();
+    fs::remove_all(src());
+    const auto fetched = fetch_sources({source}, src(), settings());
+    ASSERT_TRUE(fetched) << suffix << ": " << fetched.error().message;
+    EXPECT_EQ(read_file(src() / "file.txt"), "compressed\n") << suffix;
+  }
+}
+
 TEST_F(Sources, PatchesApplyOrNameTheOneThatDoesNot) {
   write_text_file(dir / "recipe/project/greeting.txt", "hello\n");
   write_text_file(dir / "recipe/fix.patch",

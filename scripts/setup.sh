@@ -15,6 +15,7 @@ packages=(
   zlib1g-dev libbz2-dev liblzma-dev libexpat1-dev
   googletest libgtest-dev libgmock-dev python3 python3-venv zstd liblz4-dev
   openssl  # the CLI: the HTTPS tests make their own CA and certificates
+  patch    # gpuenv build applies a recipe's source patches with `patch -p1`
 )
 test_tools_dir="$deps_dir/test-tools"
 

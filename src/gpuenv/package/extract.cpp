@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -20,6 +21,7 @@
 #include "gpuenv/package/hashing.hpp"
 #include "gpuenv/package/package_error.hpp"
 #include "gpuenv/package/package_metadata.hpp"
+#include "gpuenv/package/source_archive.hpp"
 
 namespace gpuenv::package {
 
@@ -38,9 +40,12 @@ std::string entry_text(const char* utf8, const char* native) {
 // and every call is an *at() call, so the target's own path is looked up once.
 class TreeWriter {
  public:
+  // `refusal_advice` ends every refusal: what the user should do about an
+  // archive that tried to escape (a package's channel, a source's recipe).
   TreeWriter(std::filesystem::path archive, const std::filesystem::path& target,
-             const ExtractLimits& limits, std::uint64_t total_limit)
-      : archive_(std::move(archive)), target_(target), limits_(limits), total_limit_(total_limit) {
+             const ExtractLimits& limits, std::uint64_t total_limit, std::string refusal_advice)
+      : archive_(std::move(archive)), target_(target), limits_(limits), total_limit_(total_limit),
+        refusal_advice_(std::move(refusal_advice)) {
     std::error_code error;
     std::filesystem::create_directories(target, error);
     root_fd_ = ::open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -126,8 +131,7 @@ class TreeWriter {
  private:
   [[noreturn]] void refuse(const std::string& member, const std::string& why) const {
     throw PackageError("refusing to extract " + archive_.string() + ": member '" + member + "' " +
-                       why + "; the package is malformed or malicious, report it to the "
-                       "channel that serves it");
+                       why + "; " + refusal_advice_);
   }
 
   [[noreturn]] void io_failure(const std::string& member, const char* action, int error) const {
@@ -235,8 +239,8 @@ class TreeWriter {
       }
       if (written_total_ + end > total_limit_) {
         ::close(fd);
-        refuse(path, "makes the package unpack to more than " + std::to_string(total_limit_) +
-                         " bytes, the most a package of " + std::to_string(archive_size()) +
+        refuse(path, "makes the archive unpack to more than " + std::to_string(total_limit_) +
+                         " bytes, the most an archive of " + std::to_string(archive_size()) +
                          " bytes may hold (a decompression bomb?)");
       }
       if (is_paths_json && end > limits_.max_metadata_bytes) {
@@ -413,6 +417,7 @@ class TreeWriter {
   std::unordered_map<std::string, std::string> symlinks_;
   ExtractLimits limits_;
   std::uint64_t total_limit_;
+  std::string refusal_advice_;
   std::uint64_t written_total_ = 0;
   std::optional<PathsJson> paths_;
   std::unordered_map<std::string, std::uint64_t> declared_sizes_;
@@ -437,7 +442,8 @@ ExtractSummary extract_package(const std::filesystem::path& archive,
   const auto archive_size = std::filesystem::file_size(archive, size_error);
   const auto total_limit =
       limits.max_total_bytes.value_or(default_extract_limit(size_error ? 0 : archive_size));
-  TreeWriter writer(archive, target_dir, limits, total_limit);
+  TreeWriter writer(archive, target_dir, limits, total_limit,
+                    "the package is malformed or malicious, report it to the channel that serves it");
   // A .conda's info member may come after its pkg member in the zip; read
   // the declaration first so that every member is bounded by it.
   if (archive_format_of(archive.filename().string()) == ArchiveFormat::conda) {
@@ -450,6 +456,40 @@ ExtractSummary extract_package(const std::filesystem::path& archive,
     writer.write(reader, entry);
     return true;
   });
+  writer.check_symlinks();
+  return writer.finish();
+}
+
+ExtractSummary extract_source_archive(const std::filesystem::path& archive,
+                                     const std::filesystem::path& target_dir, std::uint64_t max_total_bytes) {
+  ExtractLimits limits;
+  limits.max_total_bytes = max_total_bytes;
+  TreeWriter writer(archive, target_dir, limits, max_total_bytes,
+                    "the source archive is malformed or malicious: check the recipe's url and hash");
+  struct ReaderDeleter {
+    void operator()(struct archive* reader) const { archive_read_free(reader); }
+  };
+  std::unique_ptr<struct archive, ReaderDeleter> reader(archive_read_new());
+  archive_read_support_format_tar(reader.get());
+  archive_read_support_format_zip(reader.get());
+  archive_read_support_filter_gzip(reader.get());
+  archive_read_support_filter_bzip2(reader.get());
+  archive_read_support_filter_xz(reader.get());
+  archive_read_support_filter_zstd(reader.get());
+  const auto unreadable = [&](const std::string& why) {
+    return PackageError("cannot extract source archive " + archive.string() + ": " + why +
+                        "; it is corrupt, truncated or not a .tar.gz/.tar.bz2/.tar.xz/.tar.zst/.zip archive");
+  };
+  if (archive_read_open_filename(reader.get(), archive.c_str(), 1 << 16) != ARCHIVE_OK) {
+    throw unreadable(archive_error_text(reader.get()));
+  }
+  while (true) {
+    archive_entry* entry = nullptr;
+    const int status = archive_read_next_header(reader.get(), &entry);
+    if (status == ARCHIVE_EOF) break;
+    if (status < ARCHIVE_WARN) throw unreadable(archive_error_text(reader.get()));
+    writer.write(reader.get(), entry);
+  }
   writer.check_symlinks();
   return writer.finish();
 }

@@ -187,21 +187,22 @@ PathsJson paths_json_from_legacy_files(std::string_view files, std::string_view 
   return paths;
 }
 
+// Keys in rattler-build's order (conda-build's are sorted; no reader cares),
+// so that a package gpuenv builds compares byte for byte with rattler-build's.
 std::string paths_json_text(const PathsJson& paths) {
-  nlohmann::json list = nlohmann::json::array();
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& entry : paths.paths) {
-    nlohmann::json item = {{"_path", entry.path}, {"path_type", to_string(entry.path_type)}};
+    nlohmann::ordered_json item = {{"_path", entry.path}, {"path_type", to_string(entry.path_type)}};
     if (entry.has_prefix()) {
-      item["prefix_placeholder"] = entry.prefix_placeholder;
       item["file_mode"] = to_string(entry.file_mode);
+      item["prefix_placeholder"] = entry.prefix_placeholder;
     }
     if (entry.no_link) item["no_link"] = true;
     if (!entry.sha256.empty()) item["sha256"] = entry.sha256;
     if (entry.size_in_bytes) item["size_in_bytes"] = *entry.size_in_bytes;
     list.push_back(std::move(item));
   }
-  return nlohmann::json{{"paths", std::move(list)}, {"paths_version", paths.paths_version}}.dump(
-      2);
+  return nlohmann::ordered_json{{"paths", std::move(list)}, {"paths_version", paths.paths_version}}.dump(2);
 }
 
 }  // namespace gpuenv::package

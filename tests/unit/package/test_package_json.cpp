@@ -67,6 +67,23 @@ TEST(PackagePathsJson, RoundTripsThroughItsText) {
   EXPECT_EQ(parse_paths_json(paths_json_text(paths), "x").paths, paths.paths);
 }
 
+// gpuenv build's packages are compared with rattler-build's byte for byte,
+// so the keys come in its order (conda-build sorts them; readers do not care).
+TEST(PackagePathsJson, WritesKeysInRattlerBuildsOrder) {
+  PathsJson paths;
+  PathEntry entry;
+  entry.path = "bin/x";
+  entry.sha256 = "cc";
+  entry.size_in_bytes = 3;
+  entry.prefix_placeholder = "/opt/ph";
+  entry.file_mode = FileMode::text;
+  paths.paths.push_back(entry);
+  EXPECT_EQ(paths_json_text(paths),
+            "{\n  \"paths\": [\n    {\n      \"_path\": \"bin/x\",\n      \"path_type\": \"hardlink\",\n"
+            "      \"file_mode\": \"text\",\n      \"prefix_placeholder\": \"/opt/ph\",\n      \"sha256\": \"cc\",\n"
+            "      \"size_in_bytes\": 3\n    }\n  ],\n  \"paths_version\": 1\n}");
+}
+
 TEST(PackageLegacyFiles, ReadsHasPrefixInBothForms) {
   const auto paths = paths_json_from_legacy_files(
       "bin/a\nbin/b\n./lib/c\nshare/d e\n",

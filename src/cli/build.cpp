@@ -1,0 +1,161 @@
+// `gpuenv build RECIPE...`: every variant of each recipe built into a .conda
+// under --output-dir (rattler-build's flag names), the build module doing
+// the work. Steps and the script's output stream to stderr (and the log);
+// stdout says what was built, or with --json gives it as one document.
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "channel_setup.hpp"
+#include "command.hpp"
+#include "error_output.hpp"
+#include "gpuenv/build/build_variant.hpp"
+#include "gpuenv/recipe/render.hpp"
+#include "gpuenv/specs/platform.hpp"
+#include "terminal_reporter.hpp"
+
+namespace gpuenv::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+struct BuildArguments {
+  std::vector<std::string> recipes;
+  std::string output_dir = "output";
+  std::vector<std::string> overrides;
+  std::vector<std::string> variant_files;
+  std::string target_platform;
+  ChannelArguments channels;
+  bool json = false;
+};
+
+// The environment layer's events through the terminal reporter; the
+// builder's own steps and the script's output on stderr, unless --json.
+class CliBuildObserver : public build::BuildObserver {
+ public:
+  explicit CliBuildObserver(bool quiet) : quiet_(quiet), terminal_(!quiet) {}
+  void step(std::string_view message) override {
+    if (!quiet_) fmt::print(stderr, "{}\n", message);
+  }
+  void script_output(std::string_view piece) override {
+    if (!quiet_) std::fwrite(piece.data(), 1, piece.size(), stderr);
+  }
+  void warning(std::string_view message) override { terminal_.warning(message); }
+  void notice(std::string_view message) override { terminal_.notice(message); }
+  std::size_t subdir_started(std::string label) override { return terminal_.subdir_started(std::move(label)); }
+  void subdir_received(std::size_t id, std::uint64_t bytes) override { terminal_.subdir_received(id, bytes); }
+  void subdir_finished(std::size_t id, std::string_view outcome) override { terminal_.subdir_finished(id, outcome); }
+  void transaction_progress(const environment::TransactionProgress& progress) override {
+    terminal_.transaction_progress(progress);
+  }
+  void transaction_finished() override { terminal_.transaction_finished(); }
+
+ private:
+  bool quiet_;
+  TerminalReporter terminal_;
+};
+
+// A recipe directory means its recipe.yaml, as in rattler-build.
+fs::path recipe_file_of(const std::string& argument) {
+  fs::path path = argument;
+  std::error_code ignored;
+  if (fs::is_directory(path, ignored)) path /= "recipe.yaml";
+  return fs::absolute(path);
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+int fail(const std::string& message, bool as_json, json& built) {
+  if (as_json) {
+    fmt::print("{}\n", json{{"success", false}, {"error", message}, {"packages", built}}.dump(2));
+    return 1;
+  }
+  return report_error(environment::make_error(environment::ErrorKind::configuration, message));
+}
+
+int run_build(const BuildArguments& arguments) {
+  const auto env = util::process_environment();
+  const auto settings = environment::load_settings(settings_overrides(arguments.channels), env);
+  if (!settings) return report_error(settings.error(), arguments.json);
+  const std::string build_platform(specs::Platform::current().str());
+  const std::string target_platform = arguments.target_platform.empty() ? build_platform : arguments.target_platform;
+  if (!specs::Platform::parse(target_platform)) {
+    return report_usage_error("--target-platform " + target_platform + " is not a conda platform (linux-64, "
+                              "linux-aarch64, osx-arm64, win-64, ...)", arguments.json);
+  }
+  CliBuildObserver observer(arguments.json);
+  json built = json::array();
+  for (const auto& argument : arguments.recipes) {
+    const auto recipe_file = recipe_file_of(argument);
+    recipe::RenderRequest render;
+    render.overrides = arguments.overrides;
+    render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
+    render.build_platform = build_platform;
+    render.target_platform = target_platform;
+    auto rendered = recipe::render_recipe_file(recipe_file, render);
+    if (!rendered) {
+      if (rendered.error().file == "--variant") return report_usage_error(rendered.error().message, arguments.json);
+      return fail(rendered.error().message, arguments.json, built);
+    }
+    build::BuildRequest request;
+    request.recipe_file = recipe_file;
+    request.recipe_text = read_text(recipe_file);
+    request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
+    request.settings = &*settings;
+    request.build_platform = build_platform;
+    request.timestamp = build::reproducible_timestamp(env, recipe_file);
+    for (const auto& variant : rendered->variants) {
+      if (variant.recipe.build.skip) continue;
+      auto package = build::build_variant(variant, request, observer);
+      if (!package) return fail(package.error().message, arguments.json, built);
+      built.push_back({{"name", variant.output_name},
+                       {"version", variant.output_version},
+                       {"build_string", variant.build_string},
+                       {"package", package->package.string()},
+                       {"log", package->log_file.string()},
+                       {"files", package->files},
+                       {"machine_compilers", package->used_machine_compilers},
+                       {"seconds", package->seconds},
+                       {"script_seconds", package->script_seconds}});
+      if (!arguments.json) {
+        fmt::print("built {}-{}-{}: {} ({} files, {:.2f} s)\n", variant.output_name, variant.output_version,
+                   variant.build_string, package->package.string(), package->files, package->seconds);
+      }
+    }
+  }
+  if (arguments.json) fmt::print("{}\n", json{{"success", true}, {"packages", built}}.dump(2));
+  return 0;
+}
+
+}  // namespace
+
+void add_build_command(CLI::App& app, Runner& run) {
+  auto arguments = std::make_shared<BuildArguments>();
+  auto* sub = app.add_subcommand("build", "Build every variant of recipe.yaml files into .conda packages");
+  sub->add_option("-r,--recipe,recipe", arguments->recipes, "A recipe.yaml, or a directory holding one (repeatable)")
+      ->required();
+  sub->add_option("--output-dir", arguments->output_dir,
+                  "Where packages go (<dir>/<subdir>/) and the work directories and logs (<dir>/bld/); default: output");
+  sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)");
+  sub->add_option("-m,--variant-config", arguments->variant_files,
+                  "A variants.yaml or conda_build_config.yaml (repeatable; later files win)");
+  sub->add_option("--target-platform", arguments->target_platform, "The platform to build for (default: this one)");
+  sub->add_option("-c,--channel", arguments->channels.channels,
+                  "A channel for the build and host environments (repeatable; before the configured ones)");
+  sub->add_flag("--override-channels", arguments->channels.override_channels,
+                "Use only the -c channels, not the configured ones");
+  sub->add_flag("--json", arguments->json, "Print JSON (steps and script output only in the log)");
+  sub->callback([&run, arguments] { run = [arguments] { return run_build(*arguments); }; });
+}
+
+}  // namespace gpuenv::cli

@@ -1,0 +1,23 @@
+// The one error type of the build module: what `gpuenv build` reports when
+// a variant cannot be built. The message is complete (names the recipe, the
+// source, the patch or the log) and says what to do.
+#pragma once
+
+#include <string>
+
+namespace gpuenv::build {
+
+enum class BuildErrorKind {
+  source,       // a source could not be fetched, verified, extracted or patched
+  environment,  // the build or host environment could not be created
+  unsupported,  // the recipe asks for something this builder does not do yet
+  script,       // the build script failed
+  packaging,    // the package could not be written
+};
+
+struct BuildError {
+  BuildErrorKind kind = BuildErrorKind::source;
+  std::string message;
+};
+
+}  // namespace gpuenv::build

@@ -1,0 +1,303 @@
+#include "gpuenv/build/build_variant.hpp"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "gpuenv/build/build_script.hpp"
+#include "gpuenv/build/compilers.hpp"
+#include "gpuenv/build/new_prefix_files.hpp"
+#include "gpuenv/build/package_output.hpp"
+#include "gpuenv/build/sources.hpp"
+#include "gpuenv/environment/apply.hpp"
+#include "gpuenv/environment/plan.hpp"
+
+namespace gpuenv::build {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The builder's messages go to the log file and the observer alike.
+class BuildLog {
+ public:
+  // Appending: the script's output goes into the same file between lines.
+  BuildLog(const fs::path& file, BuildObserver& observer) : observer_(observer) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc).flush();
+    out_.open(file, std::ios::binary | std::ios::app);
+  }
+  void line(const std::string& text) {
+    out_ << text << '\n';
+    out_.flush();
+    observer_.step(text);
+  }
+
+ private:
+  std::ofstream out_;
+  BuildObserver& observer_;
+};
+
+// The host prefix is the placeholder recorded for every file that holds
+// it. conda's installer replaces a binary file's prefix in place, padded
+// with NULs, so the placeholder must be at least as long as any prefix the
+// package is installed into: like conda-build and rattler-build, pad the
+// directory name (host_env_placehold_placehold...) to a 255-character path.
+fs::path padded_host_prefix(const fs::path& work_dir) {
+  constexpr std::size_t kPrefixLength = 255;
+  std::string name = "host_env";
+  const std::size_t base = work_dir.string().size() + 1;
+  while (base + name.size() < kPrefixLength && name.size() < 240) name += "_placehold";
+  if (base + name.size() > kPrefixLength && name.size() > 8) {
+    name.resize(std::max<std::size_t>(8, kPrefixLength > base ? kPrefixLength - base : 8));
+  }
+  return work_dir / name;
+}
+
+std::unexpected<BuildError> failure(BuildErrorKind kind, std::string message) {
+  return std::unexpected(BuildError{kind, std::move(message)});
+}
+
+// pin_subpackage / pin_compatible need the other outputs' or the host
+// environment's versions, which this builder does not resolve yet.
+std::expected<std::vector<std::string>, BuildError> plain_specs(const std::vector<recipe::Dependency>& dependencies,
+                                                                const char* section) {
+  std::vector<std::string> specs;
+  for (const auto& dependency : dependencies) {
+    if (dependency.pin) {
+      return failure(BuildErrorKind::unsupported,
+                     std::string("the ") + section + " requirement " + recipe::dependency_text(dependency) +
+                         " is a pin, which gpuenv build does not resolve yet: write the version range instead");
+    }
+    specs.push_back(dependency.spec);
+  }
+  return specs;
+}
+
+std::expected<void, BuildError> create_environment(const fs::path& prefix, const std::vector<std::string>& specs,
+                                                   const environment::Settings& settings, const char* role,
+                                                   BuildLog& log, BuildObserver& observer) {
+  std::error_code ignored;
+  fs::create_directories(prefix, ignored);
+  if (specs.empty()) return {};
+  std::string listed;
+  for (const auto& spec : specs) listed += " " + spec;
+  log.line(std::string("creating the ") + role + " environment (" + std::string(settings.platform.str()) + "):" +
+           listed);
+  environment::ChangeRequest request;
+  request.kind = environment::ChangeKind::create;
+  request.prefix = prefix;
+  request.specs = specs;
+  auto plan = environment::plan(settings, request, observer);
+  if (!plan) {
+    return failure(BuildErrorKind::environment,
+                   std::string("cannot create the ") + role + " environment: " + plan.error().message);
+  }
+  for (const auto& record : plan->solution.link) {
+    log.line("  " + record.name + " " + record.version + " " + record.build);
+  }
+  environment::ApplyOptions options;
+  options.command_line = std::string("gpuenv build (") + role + " environment)";
+  auto applied = environment::apply(*plan, settings, options, observer);
+  if (!applied) {
+    return failure(BuildErrorKind::environment,
+                   std::string("cannot create the ") + role + " environment: " + applied.error().message);
+  }
+  return {};
+}
+
+// The build environment; compilers from the channels when they have them,
+// else the machine's (set in `variables`).
+std::expected<bool, BuildError> create_build_environment(const fs::path& prefix, const std::vector<std::string>& specs,
+                                                         const recipe::RenderedVariant& variant,
+                                                         const std::string& target_platform,
+                                                         const environment::Settings& settings, BuildLog& log,
+                                                         BuildObserver& observer,
+                                                         std::map<std::string, std::string>& variables) {
+  const auto split = split_build_requirements(specs, variant.variant, target_platform);
+  auto created = create_environment(prefix, specs, settings, "build", log, observer);
+  if (created || split.compilers.empty()) {
+    if (!created) return std::unexpected(created.error());
+    return false;
+  }
+  // The solve failed with compilers in it: try without them before giving up.
+  const std::string reason = created.error().message;
+  std::error_code ignored;
+  fs::remove_all(prefix, ignored);
+  if (auto without = create_environment(prefix, split.others, settings, "build", log, observer); !without) {
+    return std::unexpected(without.error());
+  }
+  std::string missing;
+  const char* path = std::getenv("PATH");
+  auto compilers = machine_compilers(split.compilers, path != nullptr ? path : "/usr/bin:/bin", missing);
+  if (!compilers) {
+    return failure(BuildErrorKind::environment,
+                   "the channels provide no compiler package for this recipe (" + reason +
+                       ") and this machine has no " + missing + ": install it (Debian: gcc, g++) or add a channel "
+                       "that has the compiler packages");
+  }
+  for (const auto& compiler : split.compilers) {
+    log.line("compiler: the channels do not provide " + compiler.spec + "; using this machine's " +
+             (compiler.language == CompilerLanguage::c ? (*compilers)["CC"] : (*compilers)["CXX"]));
+  }
+  for (const auto& [name, value] : *compilers) variables[name] = value;
+  return true;
+}
+
+std::string cpu_count() {
+  if (const char* configured = std::getenv("CPU_COUNT"); configured != nullptr && *configured != '\0') {
+    return configured;
+  }
+  return std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::vector<recipe::Source> sources_of(const recipe::RenderedVariant& variant) {
+  auto sources = variant.recipe.sources;
+  if (variant.output_index < variant.recipe.outputs.size()) {
+    const auto& own = variant.recipe.outputs[variant.output_index].sources;
+    sources.insert(sources.end(), own.begin(), own.end());
+  }
+  return sources;
+}
+
+const recipe::Build& build_of(const recipe::RenderedVariant& variant) {
+  const auto& recipe = variant.recipe;
+  return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].build : recipe.build;
+}
+
+}  // namespace
+
+std::int64_t reproducible_timestamp(const util::EnvLookup& env, const fs::path& recipe_file) {
+  if (const auto epoch = env("SOURCE_DATE_EPOCH"); epoch && !epoch->empty()) {
+    try {
+      return std::stoll(*epoch);
+    } catch (const std::exception&) {
+      // not a number: fall back to the recipe's time, as if unset
+    }
+  }
+  struct stat info {};
+  return ::stat(recipe_file.c_str(), &info) == 0 ? static_cast<std::int64_t>(info.st_mtime) : 0;
+}
+
+std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVariant& variant,
+                                                      const BuildRequest& request, BuildObserver& observer) {
+  const auto start = Clock::now();
+  const environment::Settings& settings = *request.settings;
+  const auto& requirements = variant.requirements();
+  const auto& build = build_of(variant);
+  const auto target_platform_value = variant.variant.find("target_platform");
+  const std::string variant_platform =
+      target_platform_value == variant.variant.end() ? request.build_platform : target_platform_value->second.display();
+  const std::string subdir = build.noarch ? "noarch" : variant_platform;
+  // noarch packages build for the machine they build on.
+  const std::string host_platform = build.noarch ? request.build_platform : variant_platform;
+
+  const std::string stem = variant.output_name + "-" + variant.output_version + "-" + variant.build_string;
+  const auto output_dir = request.output_dir;
+  const auto package_path = output_dir / subdir / package_file_name(variant);
+  const auto work_dir = output_dir / "bld" / stem;
+  const auto src_dir = work_dir / "work";
+  const auto build_prefix = work_dir / "build_env";
+  const auto host_prefix = padded_host_prefix(work_dir);
+  std::error_code error;
+  // A package left by an earlier build of the same name must not survive a
+  // failing one.
+  fs::remove(package_path, error);
+  fs::remove_all(work_dir, error);
+  fs::create_directories(work_dir, error);
+  if (error) return failure(BuildErrorKind::packaging, "cannot create the work directory " + work_dir.string() + ": " + error.message());
+  BuiltPackage built;
+  built.log_file = output_dir / "bld" / (stem + ".log");
+  BuildLog log(built.log_file, observer);
+  log.line("building " + stem + " (" + subdir + ") from " + request.recipe_file.string());
+
+  auto build_specs = plain_specs(requirements.build, "build");
+  if (!build_specs) return std::unexpected(build_specs.error());
+  auto host_specs = plain_specs(requirements.host, "host");
+  if (!host_specs) return std::unexpected(host_specs.error());
+  for (const auto* section : {&requirements.run, &requirements.run_constraints}) {
+    if (auto checked = plain_specs(*section, "run"); !checked) return std::unexpected(checked.error());
+  }
+
+  SourceSettings source_settings;
+  source_settings.recipe_dir = request.recipe_file.parent_path();
+  source_settings.cache_dir = settings.directories.cache_dir;
+  source_settings.excluded_dir = output_dir.lexically_normal();
+  source_settings.client = settings.client;
+  source_settings.log = [&log](std::string_view line) { log.line(std::string(line)); };
+  if (auto fetched = fetch_sources(sources_of(variant), src_dir, source_settings); !fetched) {
+    return std::unexpected(fetched.error());
+  }
+
+  std::map<std::string, std::string> variables;
+  environment::Settings build_settings = settings;
+  if (const auto platform = specs::Platform::parse(request.build_platform)) build_settings.platform = *platform;
+  auto machine = create_build_environment(build_prefix, *build_specs, variant, variant_platform, build_settings, log,
+                                          observer, variables);
+  if (!machine) return std::unexpected(machine.error());
+  built.used_machine_compilers = *machine;
+  environment::Settings host_settings = settings;
+  if (const auto platform = specs::Platform::parse(host_platform)) host_settings.platform = *platform;
+  if (auto host = create_environment(host_prefix, *host_specs, host_settings, "host", log, observer); !host) {
+    return std::unexpected(host.error());
+  }
+  const auto before = prefix_listing(host_prefix);
+
+  variables["PREFIX"] = host_prefix.string();
+  variables["BUILD_PREFIX"] = build_prefix.string();
+  variables["SRC_DIR"] = src_dir.string();
+  variables["RECIPE_DIR"] = request.recipe_file.parent_path().string();
+  variables["CPU_COUNT"] = cpu_count();
+  variables["PKG_NAME"] = variant.output_name;
+  variables["PKG_VERSION"] = variant.output_version;
+  variables["PKG_BUILDNUM"] = std::to_string(build.number);
+  variables["PKG_BUILD_STRING"] = variant.build_string;
+  variables["PKG_HASH"] = "h" + variant.hash;
+  variables["target_platform"] = variant_platform;
+  variables["build_platform"] = request.build_platform;
+  variables["SUBDIR"] = subdir;
+  variables["SHLIB_EXT"] = ".so";
+  variables["CONDA_BUILD"] = "1";
+  ScriptRun run;
+  run.work_dir = work_dir;
+  run.src_dir = src_dir;
+  run.recipe_dir = request.recipe_file.parent_path();
+  run.host_prefix = host_prefix;
+  run.build_prefix = build_prefix;
+  run.log_file = built.log_file;
+  run.variables = std::move(variables);
+  run.on_output = [&observer](std::string_view piece) { observer.script_output(piece); };
+  log.line("running the build script in " + src_dir.string());
+  const auto script_start = Clock::now();
+  if (auto ran = run_build_script(build.script, run); !ran) return std::unexpected(ran.error());
+  built.script_seconds = seconds_since(script_start);
+
+  auto files = new_prefix_files(host_prefix, before, build.prefix_detection);
+  if (!files) return std::unexpected(files.error());
+  built.files = files->size();
+  for (const auto& file : *files) built.prefix_files += file.entry.has_prefix() ? 1 : 0;
+  log.line("packaging " + std::to_string(built.files) + " files (" + std::to_string(built.prefix_files) +
+           " holding the host prefix)");
+  PackageOutput output;
+  output.variant = &variant;
+  output.subdir = subdir;
+  output.recipe_text = request.recipe_text;
+  output.timestamp = request.timestamp;
+  output.zstd_level = request.zstd_level;
+  auto written = write_package_output(output, *files, output_dir);
+  if (!written) return std::unexpected(written.error());
+  built.package = *written;
+  log.line("wrote " + built.package.string());
+  fs::remove_all(work_dir, error);
+  built.seconds = seconds_since(start);
+  return built;
+}
+
+}  // namespace gpuenv::build

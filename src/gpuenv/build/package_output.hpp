@@ -1,0 +1,45 @@
+// The .conda of one built variant: the new prefix files under their paths,
+// and info/ -- index.json, paths.json, files, about.json, run_exports.json
+// (the recipe's own), hash_input.json, recipe/recipe.yaml (the recipe as
+// given) and recipe/variant_config.yaml (the variant, as rattler-build
+// names it) -- written to
+// <output_dir>/<subdir>/<name>-<version>-<build>.conda.
+//
+// Reproducible: every member has the same modification time (`timestamp`,
+// which is also index.json's), members are sorted, owners are root and the
+// zstd level is fixed, so the same inputs give the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpuenv/build/build_error.hpp"
+#include "gpuenv/build/new_prefix_files.hpp"
+#include "gpuenv/recipe/variants.hpp"
+
+namespace gpuenv::build {
+
+struct PackageOutput {
+  const recipe::RenderedVariant* variant = nullptr;
+  std::string subdir;           // "noarch" or the target platform
+  std::string recipe_text;      // recipe.yaml as given
+  std::int64_t timestamp = 0;   // seconds since the epoch
+  int zstd_level = 19;          // conda-build's and rattler-build's release level
+};
+
+// index.json's text (sorted keys, as conda-build writes it).
+std::string index_json_text(const PackageOutput& output);
+
+// The file name: <name>-<version>-<build>.conda.
+std::string package_file_name(const recipe::RenderedVariant& variant);
+
+// Writes the package and returns its path. The file appears only once
+// complete; an existing one is replaced.
+std::expected<std::filesystem::path, BuildError> write_package_output(const PackageOutput& output,
+                                                                      const std::vector<NewPrefixFile>& files,
+                                                                      const std::filesystem::path& output_dir);
+
+}  // namespace gpuenv::build

@@ -1,0 +1,315 @@
+// One rendered variant into one .conda, end to end through the library:
+// sources, build and host environments (a local channel), the script with
+// the variables a recipe expects, the new files of the host prefix with
+// their prefix placeholders, info/, reproducible bytes, and failures that
+// leave no package behind.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpuenv/build/build_variant.hpp"
+#include "gpuenv/package/extract.hpp"
+#include "gpuenv/recipe/render.hpp"
+#include "gpuenv/util/environment.hpp"
+#include "support/package_builder.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_directory.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gpuenv::build::BuildErrorKind;
+using gpuenv::testing::read_file;
+using gpuenv::testing::TempDirectory;
+using gpuenv::testing::write_text_file;
+using json = nlohmann::json;
+
+class RecordingObserver : public gpuenv::build::BuildObserver {
+ public:
+  void step(std::string_view message) override { steps += std::string(message) + "\n"; }
+  void script_output(std::string_view piece) override { output += piece; }
+  std::string steps;
+  std::string output;
+};
+
+const char* const noarch_recipe = R"(package:
+  name: greeting
+  version: "1.2"
+source:
+  path: project
+build:
+  number: 3
+  noarch: generic
+  script:
+    - mkdir -p "$PREFIX/share/greeting" "$PREFIX/bin"
+    - cp message.txt "$PREFIX/share/greeting/message.txt"
+    - echo "installed in $PREFIX" > "$PREFIX/share/greeting/where.txt"
+    - printf '%s\n' "$PKG_NAME" "$PKG_VERSION" "$PKG_BUILDNUM" "$PKG_HASH" "$target_platform" > "$PREFIX/share/greeting/env.txt"
+    - printf '%s\n' "$SRC_DIR" "$RECIPE_DIR" "$BUILD_PREFIX" "$CPU_COUNT" >> "$PREFIX/share/greeting/env.txt"
+    - 'printf "%s\n" "$PATH" | cut -d: -f1-2 >> "$PREFIX/share/greeting/env.txt"'
+    - ln -s ../share/greeting/message.txt "$PREFIX/bin/greeting-message"
+    - echo "script ran"
+requirements:
+  run:
+    - python >=3.8
+  run_exports:
+    - greeting >=1.2
+about:
+  license: MIT
+  summary: A greeting
+)";
+
+class BuildVariant : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_text_file(dir / "channel/noarch/repodata.json",
+                    R"({"info": {"subdir": "noarch"}, "packages": {}, "packages.conda": {}})");
+    channel.add(gpuenv::testing::PackageBuilder("hostlib", "2.0").file("include/hostlib.h", "#define HOSTLIB 2\n"));
+    gpuenv::environment::SettingsOverrides overrides;
+    overrides.channels = {"file://" + (dir / "channel").string()};
+    overrides.override_channels = true;
+    auto loaded = gpuenv::environment::settings_from(
+        {}, overrides,
+        gpuenv::util::fixed_environment({{"HOME", (dir / "home").string()},
+                                         {"GPUENV_ROOT_PREFIX", (dir / "root").string()},
+                                         {"GPUENV_CACHE_DIR", (dir / "cache").string()},
+                                         {"CONDA_OVERRIDE_CUDA", ""},
+                                         {"CONDA_OVERRIDE_GLIBC", "2.36"}}));
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    settings = std::move(*loaded);
+  }
+
+  fs::path write_recipe(const std::string& text) const {
+    write_text_file(dir / "recipe/recipe.yaml", text);
+    return dir / "recipe/recipe.yaml";
+  }
+
+  std::expected<gpuenv::build::BuiltPackage, gpuenv::build::BuildError> build(const fs::path& recipe_file) {
+    gpuenv::recipe::RenderRequest render;
+    render.target_platform = render.build_platform = "linux-64";
+    auto rendered = gpuenv::recipe::render_recipe_file(recipe_file, render);
+    EXPECT_TRUE(rendered) << rendered.error().message;
+    EXPECT_EQ(rendered->variants.size(), 1u);
+    gpuenv::build::BuildRequest request;
+    request.recipe_file = recipe_file;
+    request.recipe_text = read_file(recipe_file);
+    request.output_dir = dir / "output";
+    request.settings = &settings;
+    request.build_platform = "linux-64";
+    request.timestamp = 1700000000;
+    request.zstd_level = 3;
+    return gpuenv::build::build_variant(rendered->variants.front(), request, observer);
+  }
+
+  fs::path extracted(const fs::path& package) const {
+    const auto target = dir / ("extracted-" + package.stem().string());
+    gpuenv::package::extract_package(package, target);
+    return target;
+  }
+
+  TempDirectory dir;
+  gpuenv::testing::ChannelBuilder channel{dir / "channel", "file://" + (dir / "channel").string()};
+  gpuenv::environment::Settings settings;
+  RecordingObserver observer;
+};
+
+json entry_for(const json& paths, const std::string& path) {
+  for (const auto& entry : paths["paths"]) {
+    if (entry["_path"] == path) return entry;
+  }
+  return nullptr;
+}
+
+TEST_F(BuildVariant, NoarchPackageHoldsWhatTheScriptInstalled) {
+  write_text_file(dir / "recipe/project/message.txt", "hello\n");
+  const auto built = build(write_recipe(noarch_recipe));
+  ASSERT_TRUE(built) << built.error().message << "\n" << observer.steps << observer.output;
+  EXPECT_EQ(built->package.parent_path(), dir / "output/noarch");
+  EXPECT_EQ(built->package.filename().string().substr(0, 14), "greeting-1.2-h");
+  EXPECT_EQ(built->files, 4u);
+  EXPECT_EQ(built->prefix_files, 2u);  // where.txt, and env.txt through $PATH
+  EXPECT_NE(observer.output.find("script ran"), std::string::npos) << observer.output;
+  EXPECT_NE(read_file(built->log_file).find("script ran"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "output/bld" / built->package.stem()));  // the work directory is gone
+
+  const auto root = extracted(built->package);
+  const auto index = json::parse(read_file(root / "info/index.json"));
+  EXPECT_EQ(index["name"], "greeting");
+  EXPECT_EQ(index["version"], "1.2");
+  EXPECT_EQ(index["build_number"], 3);
+  EXPECT_EQ(index["build"].get<std::string>() + ".conda", built->package.filename().string().substr(13));
+  EXPECT_EQ(index["noarch"], "generic");
+  EXPECT_EQ(index["subdir"], "noarch");
+  EXPECT_EQ(index["depends"], json::array({"python >=3.8"}));
+  EXPECT_EQ(index["license"], "MIT");
+  EXPECT_EQ(index["timestamp"], 1700000000000LL);
+  EXPECT_FALSE(index.contains("arch"));  // as rattler-build writes a noarch package's
+  EXPECT_FALSE(index.contains("platform"));
+  EXPECT_EQ(json::parse(read_file(root / "info/run_exports.json")), json({{"weak", {"greeting >=1.2"}}}));
+  EXPECT_EQ(json::parse(read_file(root / "info/about.json"))["summary"], "A greeting");
+  EXPECT_EQ(read_file(root / "info/recipe/recipe.yaml"), noarch_recipe);
+  EXPECT_NE(read_file(root / "info/recipe/variant_config.yaml").find("target_platform: \"noarch\""), std::string::npos);
+  EXPECT_FALSE(json::parse(read_file(root / "info/hash_input.json")).is_discarded());
+  EXPECT_EQ(read_file(root / "info/files"),
+            "bin/greeting-message\nshare/greeting/env.txt\nshare/greeting/message.txt\nshare/greeting/where.txt\n");
+
+  const auto paths = json::parse(read_file(root / "info/paths.json"));
+  const auto where = entry_for(paths, "share/greeting/where.txt");
+  ASSERT_FALSE(where.is_null()) << paths.dump(2);
+  const std::string placeholder = where["prefix_placeholder"];
+  EXPECT_EQ(where["file_mode"], "text");
+  EXPECT_EQ(placeholder.size(), 255u);  // room for any install prefix
+  EXPECT_EQ(read_file(root / "share/greeting/where.txt"), "installed in " + placeholder + "\n");
+  EXPECT_FALSE(entry_for(paths, "share/greeting/message.txt").contains("prefix_placeholder"));
+  EXPECT_EQ(entry_for(paths, "bin/greeting-message")["path_type"], "softlink");
+  EXPECT_EQ(fs::read_symlink(root / "bin/greeting-message"), "../share/greeting/message.txt");
+  EXPECT_EQ(read_file(root / "share/greeting/message.txt"), "hello\n");
+
+  // The script's environment, one variable a line.
+  std::vector<std::string> env;
+  for (std::istringstream lines(read_file(root / "share/greeting/env.txt")); !lines.eof();) {
+    std::string line;
+    if (std::getline(lines, line)) env.push_back(line);
+  }
+  const auto work = (dir / "output/bld" / built->package.stem()).string();
+  ASSERT_EQ(env.size(), 10u);
+  EXPECT_EQ(env[0], "greeting");
+  EXPECT_EQ(env[1], "1.2");
+  EXPECT_EQ(env[2], "3");
+  EXPECT_EQ(env[3], "h" + index["build"].get<std::string>().substr(1, 7));
+  EXPECT_EQ(env[4], "noarch");
+  EXPECT_EQ(env[5], work + "/work");
+  EXPECT_EQ(env[6], (dir / "recipe").string());
+  EXPECT_EQ(env[7], work + "/build_env");
+  EXPECT_GE(std::stoi(env[8]), 1);
+  EXPECT_EQ(env[9], work + "/build_env/bin:" + placeholder + "/bin");
+  // The listing the entry says is what the package holds.
+  EXPECT_EQ(where["sha256"], gpuenv::package::hash_file(root / "share/greeting/where.txt", true, false).sha256);
+}
+
+TEST_F(BuildVariant, BuildingTwiceGivesTheSameBytes) {
+  write_text_file(dir / "recipe/project/message.txt", "hello\n");
+  const auto recipe = write_recipe(noarch_recipe);
+  const auto first = build(recipe);
+  ASSERT_TRUE(first) << first.error().message;
+  const auto bytes = read_file(first->package);
+  const auto second = build(recipe);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(second->package, first->package);
+  EXPECT_TRUE(read_file(second->package) == bytes) << "the two builds differ";
+}
+
+TEST_F(BuildVariant, CLibraryWithHostPackageAndTheMachinesCompiler) {
+  write_text_file(dir / "recipe/src/demo.c",
+                  "#include <hostlib.h>\nint demo_answer(void) { return 40 + HOSTLIB; }\n");
+  write_text_file(dir / "recipe/src/demo.h", "int demo_answer(void);\n");
+  const auto built = build(write_recipe(R"(package:
+  name: libdemo
+  version: "0.1"
+source:
+  path: src
+build:
+  script:
+    - mkdir -p "$PREFIX/lib" "$PREFIX/include"
+    - $CC -shared -fPIC -I"$PREFIX/include" -o "$PREFIX/lib/libdemo.so" demo.c
+    - cp demo.h "$PREFIX/include/"
+requirements:
+  build:
+    - ${{ compiler('c') }}
+  host:
+    - hostlib
+)"));
+  ASSERT_TRUE(built) << built.error().message << "\n" << observer.steps << observer.output;
+  EXPECT_TRUE(built->used_machine_compilers);
+  EXPECT_NE(observer.steps.find("the channels do not provide gcc_linux-64; using this machine's"), std::string::npos)
+      << observer.steps;
+  EXPECT_EQ(built->package.parent_path(), dir / "output/linux-64");
+  const auto root = extracted(built->package);
+  // The host package's header is not the build's: only new files are packaged.
+  EXPECT_EQ(read_file(root / "info/files"), "include/demo.h\nlib/libdemo.so\n");
+  const auto index = json::parse(read_file(root / "info/index.json"));
+  EXPECT_EQ(index["subdir"], "linux-64");
+  EXPECT_EQ(index["arch"], "x86_64");
+  EXPECT_EQ(index["platform"], "linux");
+  EXPECT_FALSE(index.contains("noarch"));
+  EXPECT_EQ(read_file(root / "lib/libdemo.so").substr(1, 3), "ELF");
+}
+
+TEST_F(BuildVariant, FailingScriptFailsWithTheLogsTailAndLeavesNoPackage) {
+  write_text_file(dir / "recipe/project/message.txt", "hello\n");
+  const auto recipe = write_recipe(noarch_recipe);
+  const auto good = build(recipe);
+  ASSERT_TRUE(good) << good.error().message;
+  ASSERT_TRUE(fs::exists(good->package));
+  std::string failing = noarch_recipe;
+  const std::string last_line = "    - echo \"script ran\"";
+  failing.replace(failing.find(last_line), last_line.size(), "    - echo \"about to fail\"\n    - exit 3");
+  write_recipe(failing);
+  const auto built = build(recipe);
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().kind, BuildErrorKind::script);
+  EXPECT_NE(built.error().message.find("exit status 3"), std::string::npos) << built.error().message;
+  EXPECT_NE(built.error().message.find("about to fail"), std::string::npos) << built.error().message;
+  EXPECT_NE(built.error().message.find(".log"), std::string::npos) << built.error().message;
+  EXPECT_FALSE(fs::exists(good->package));
+}
+
+TEST_F(BuildVariant, HostRequirementNoChannelHasIsAnEnvironmentError) {
+  write_text_file(dir / "recipe/project/message.txt", "hello\n");
+  std::string recipe = noarch_recipe;
+  recipe.replace(recipe.find("requirements:\n"), 14, "requirements:\n  host:\n    - no-such-package\n");
+  const auto built = build(write_recipe(recipe));
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().kind, BuildErrorKind::environment);
+  EXPECT_NE(built.error().message.find("host environment"), std::string::npos) << built.error().message;
+  EXPECT_NE(built.error().message.find("no-such-package"), std::string::npos) << built.error().message;
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(BuildVariant, BinaryFilesAndPrefixDetectionSettings) {
+  const auto built = build(write_recipe(R"(package:
+  name: blobs
+  version: "1.0"
+build:
+  prefix_detection:
+    ignore:
+      - share/ignored.txt
+    force_file_type:
+      binary:
+        - share/forced.txt
+  script:
+    - mkdir -p "$PREFIX/lib" "$PREFIX/share"
+    - printf 'head\0%s\0tail' "$PREFIX" > "$PREFIX/lib/blob.bin"
+    - echo "$PREFIX" > "$PREFIX/share/ignored.txt"
+    - echo "$PREFIX" > "$PREFIX/share/forced.txt"
+)"));
+  ASSERT_TRUE(built) << built.error().message << "\n" << observer.output;
+  const auto paths = json::parse(read_file(extracted(built->package) / "info/paths.json"));
+  EXPECT_EQ(entry_for(paths, "lib/blob.bin")["file_mode"], "binary");
+  EXPECT_EQ(entry_for(paths, "share/forced.txt")["file_mode"], "binary");
+  EXPECT_FALSE(entry_for(paths, "share/ignored.txt").contains("prefix_placeholder"));
+}
+
+TEST_F(BuildVariant, PinsAreReportedAsNotSupportedYet) {
+  const auto built = build(write_recipe(R"(package:
+  name: pinned
+  version: "1.0"
+requirements:
+  host:
+    - hostlib
+  run:
+    - ${{ pin_compatible('hostlib') }}
+)"));
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().kind, BuildErrorKind::unsupported);
+  EXPECT_NE(built.error().message.find("pin_compatible(hostlib"), std::string::npos) << built.error().message;
+}
+
+}  // namespace

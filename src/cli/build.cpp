@@ -16,6 +16,7 @@
 #include "command.hpp"
 #include "error_output.hpp"
 #include "gpuenv/build/build_variant.hpp"
+#include "gpuenv/repodata/channel_index.hpp"
 #include "gpuenv/recipe/render.hpp"
 #include "gpuenv/specs/platform.hpp"
 #include "terminal_reporter.hpp"
@@ -130,6 +131,13 @@ int run_build(const BuildArguments& arguments) {
       if (!arguments.json) {
         fmt::print("built {}-{}-{}: {} ({} files, {:.2f} s)\n", variant.output_name, variant.output_version,
                    variant.build_string, package->package.string(), package->files, package->seconds);
+      }
+      // The output directory is a channel after every package (incremental:
+      // only the new archive is read), so it can be installed from at once.
+      auto indexed = repodata::index_channel(request.output_dir);
+      if (!indexed) return fail(indexed.error().message, arguments.json, built);
+      for (const auto& problem : indexed->problems) {
+        observer.warning("indexing " + request.output_dir.string() + ": " + problem.message);
       }
     }
   }

@@ -99,6 +99,15 @@ TEST_F(BuildCli, NoarchPackageInstallsFromAnExplicitFileWithItsPrefixReplaced) {
   EXPECT_EQ(read_file(prefix / "share/greeting/message.txt"), "hello\n");
   EXPECT_EQ(read_file(prefix / "share/greeting/where.txt"), "prefix=" + prefix.string() + "\n");
   EXPECT_TRUE(fs::exists(prefix / ("conda-meta/" + package.stem().string() + ".json")));
+
+  // The output directory is an indexed channel: installable by name.
+  EXPECT_TRUE(fs::exists(output() / "noarch/repodata.json"));
+  const auto from_channel = machine / "env-from-channel";
+  const auto by_name = run_gpuenv({"create", "-y", "-p", from_channel.string(), "--override-channels", "-c",
+                                   output().string(), "greeting"},
+                                  machine.env());
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.err << by_name.out;
+  EXPECT_EQ(read_file(from_channel / "share/greeting/where.txt"), "prefix=" + from_channel.string() + "\n");
 }
 
 TEST_F(BuildCli, CLibraryBuiltWithTheMachinesGccLinksAndRuns) {
@@ -122,7 +131,9 @@ requirements:
   const auto packages = output() / "linux-64";
   ASSERT_TRUE(fs::exists(packages));
   fs::path package;
-  for (const auto& entry : fs::directory_iterator(packages)) package = entry.path();
+  for (const auto& entry : fs::directory_iterator(packages)) {
+    if (entry.path().extension() == ".conda") package = entry.path();
+  }
   ASSERT_EQ(package.extension(), ".conda");
 
   write_text_file(machine / "explicit.txt", "@EXPLICIT\nfile://" + package.string() + "\n");

@@ -18,16 +18,22 @@ const nlohmann::json* find(const nlohmann::json& object, std::string_view key) {
 }  // namespace
 
 std::string string(const nlohmann::json& object, std::string_view key, std::string fallback) {
-  const auto* value = find(object, key);
-  if (value == nullptr) return fallback;
+  return string_value(find(object, key), std::move(fallback));
+}
+
+std::string string_value(const nlohmann::json* value, std::string fallback) {
+  if (value == nullptr || value->is_null()) return fallback;
   if (value->is_string()) return value->get<std::string>();
   if (value->is_number_integer()) return std::to_string(value->get<std::int64_t>());
   return fallback;
 }
 
 std::optional<std::uint64_t> optional_unsigned(const nlohmann::json& object, std::string_view key) {
-  const auto* value = find(object, key);
-  if (value == nullptr) return std::nullopt;
+  return optional_unsigned_value(find(object, key));
+}
+
+std::optional<std::uint64_t> optional_unsigned_value(const nlohmann::json* value) {
+  if (value == nullptr || value->is_null()) return std::nullopt;
   if (value->is_number_unsigned()) return value->get<std::uint64_t>();
   if (value->is_number_integer()) {
     const auto number = value->get<std::int64_t>();
@@ -53,8 +59,11 @@ std::uint64_t unsigned_integer(const nlohmann::json& object, std::string_view ke
 }
 
 bool boolean(const nlohmann::json& object, std::string_view key, bool fallback) {
-  const auto* value = find(object, key);
-  if (value == nullptr) return fallback;
+  return boolean_value(find(object, key), fallback);
+}
+
+bool boolean_value(const nlohmann::json* value, bool fallback) {
+  if (value == nullptr || value->is_null()) return fallback;
   if (value->is_boolean()) return value->get<bool>();
   if (value->is_string()) return *value == "true" || *value == "True";
   return fallback;

@@ -40,6 +40,11 @@ std::uint64_t unsigned_integer(const nlohmann::json& object, std::string_view ke
 std::optional<std::uint64_t> optional_unsigned(const nlohmann::json& object, std::string_view key);
 bool boolean(const nlohmann::json& object, std::string_view key, bool fallback = false);
 std::vector<std::string> string_list(const nlohmann::json& object, std::string_view key);
+// The same readings of one value (nullptr or null: absent), for readers
+// that hold values without their object (paths.json's streaming reader).
+std::string string_value(const nlohmann::json* value, std::string fallback = {});
+std::optional<std::uint64_t> optional_unsigned_value(const nlohmann::json* value);
+bool boolean_value(const nlohmann::json* value, bool fallback = false);
 }  // namespace json_field
 
 }  // namespace gpuenv::package

@@ -92,7 +92,7 @@ PrefixLinker::PrefixLinker(std::filesystem::path prefix, TransactionJournal& jou
   }
   directories_.emplace(prefix_fd_, options_.walk);
   for (const auto& record : kept) {
-    const auto dist = record.package.dist_str();
+    const std::string* dist = &owner_dists_.emplace_back(record.package.dist_str());
     for (auto& path : record.owned_paths()) kept_owners_.emplace(std::move(path), dist);
   }
   known_dirs_.insert("");
@@ -131,7 +131,7 @@ void PrefixLinker::ensure_directory(const std::string& dir, std::vector<std::str
       const auto owner = kept_owners_.find(dir);
       throw PrefixError("cannot link into " + prefix_text_ + ": " + dir + " is a file (" +
                         (owner == kept_owners_.end() ? std::string("or lies under one")
-                                                     : "of " + owner->second) +
+                                                     : "of " + *owner->second) +
                         "), where a package needs a directory; remove it or the package that owns it");
     }
     if (fd != -ENOENT) {
@@ -243,7 +243,7 @@ std::string PrefixLinker::describe_directory_contents(const std::string& dir) {
   std::set<std::string> owned;  // "path (owner)", sorted for a stable message
   for (const auto* owners : {&kept_owners_, &linked_owners_}) {
     for (const auto& [path, owner] : *owners) {
-      if (path.starts_with(inside)) owned.insert(path + " (" + owner + ")");
+      if (path.starts_with(inside)) owned.insert(path + " (" + *owner + ")");
     }
   }
   if (!owned.empty()) {
@@ -338,7 +338,9 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
   if (!requested_spec.empty()) record.requested_specs = {requested_spec};
   placement.write(plan.record_path, prefix_record_json(record), 0644);
 
-  for (const auto& item : plan.planned) linked_owners_[item.target] = plan.dist;
+  const std::string* dist = &owner_dists_.emplace_back(plan.dist);
+  linked_owners_.reserve(linked_owners_.size() + plan.planned.size());
+  for (const auto& item : plan.planned) linked_owners_[item.target] = dist;
   return record;
 }
 
@@ -395,7 +397,7 @@ void PrefixLinker::plan_path(LinkPlan& plan, Planned item) {
   if (!plan.targets.insert(item.target).second) return;  // listed twice: once is enough
   ensure_directory(parent_of(item.target), plan.new_dirs);
   if (const auto owner = linked_owners_.find(item.target); owner != linked_owners_.end()) {
-    clobbers_.push_back({item.target, dist, owner->second});
+    clobbers_.push_back({item.target, dist, *owner->second});
     item.replaces_linked = true;
   } else if (may_exist(item.target)) {
     const auto parent = directories_->parent_of(item.target);
@@ -419,7 +421,7 @@ void PrefixLinker::plan_path(LinkPlan& plan, Planned item) {
                           describe_directory_contents(item.target));
       }
       const auto owner = kept_owners_.find(item.target);
-      plan.in_the_way.emplace_back(item.target, owner == kept_owners_.end() ? "" : owner->second);
+      plan.in_the_way.emplace_back(item.target, owner == kept_owners_.end() ? "" : *owner->second);
     }
   }
   plan.planned.push_back(std::move(item));

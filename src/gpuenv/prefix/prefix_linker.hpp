@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -118,8 +119,11 @@ class PrefixLinker {
   TransactionJournal& journal_;
   LinkOptions options_;
   bool hardlinks_work_ = true;
-  std::unordered_map<std::string, std::string> kept_owners_;    // path -> dist
-  std::unordered_map<std::string, std::string> linked_owners_;  // path -> dist, this transaction
+  // path -> dist (one of owner_dists_): tens of thousands of paths share a
+  // few hundred owners, so each entry points at its owner's name.
+  std::deque<std::string> owner_dists_;
+  std::unordered_map<std::string, const std::string*> kept_owners_;
+  std::unordered_map<std::string, const std::string*> linked_owners_;  // this transaction
   std::unordered_set<std::string> known_dirs_;                  // exist (or will, once planned)
   std::unordered_set<std::string> created_dirs_;                // created by this transaction
   // The unlinked packages' directories and their parents: maybe empty now.

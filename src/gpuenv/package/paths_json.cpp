@@ -3,6 +3,8 @@
 #include <array>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <simdjson.h>
 
 #include "gpuenv/package/package_error.hpp"
 #include "gpuenv/package/record_json.hpp"
@@ -133,153 +135,88 @@ HasPrefixLine parse_has_prefix_line(std::string_view line, std::string_view sour
 
 namespace {
 
-// paths.json read as a stream of SAX events: it lists every file of a
-// package (tens of thousands in a big one), and building nlohmann's DOM tree
-// of it was most of the cost of reading a cached package's metadata, a
-// sixth of a warm install. Field values are read with the same lenient
-// json_field rules as every other conda JSON file; the structure checks are
-// the DOM reading's (tests/unit/package/test_paths_json_streaming.cpp
-// compares the two).
-class PathsJsonEvents {
- public:
-  using json = nlohmann::json;
-  using number_integer_t = json::number_integer_t;
-  using number_unsigned_t = json::number_unsigned_t;
-  using number_float_t = json::number_float_t;
-  using string_t = json::string_t;
-  using binary_t = json::binary_t;
-
-  bool null() { return scalar(json()); }
-  bool boolean(bool value) { return scalar(json(value)); }
-  bool number_integer(number_integer_t value) { return scalar(json(value)); }
-  bool number_unsigned(number_unsigned_t value) { return scalar(json(value)); }
-  bool number_float(number_float_t value, const string_t&) { return scalar(json(value)); }
-  bool string(string_t& value) { return scalar(json(std::move(value))); }
-  bool binary(binary_t&) { return scalar(json::array()); }  // JSON text has none
-  bool start_object(std::size_t) { return open(true); }
-  bool start_array(std::size_t) { return open(false); }
-  bool end_object() { return close(); }
-  bool end_array() { return close(); }
-
-  bool key(string_t& name) {
-    if (depth_ == 1) {
-      top_key_ = std::move(name);
-    } else if (depth_ == 3 && in_entry_) {
-      field_ = field_index(name);
-    }
-    return true;
+// A field's value as json_field reads values (a container is mistyped).
+nlohmann::json value_of(simdjson::dom::element value) {
+  using Type = simdjson::dom::element_type;
+  std::string_view text;
+  std::int64_t integer = 0;
+  std::uint64_t unsigned_integer = 0;
+  double floating = 0;
+  bool boolean = false;
+  switch (value.type()) {
+    case Type::STRING: return value.get(text) ? nlohmann::json() : nlohmann::json(std::string(text));
+    case Type::INT64: return value.get(integer) ? nlohmann::json() : nlohmann::json(integer);
+    case Type::UINT64: return value.get(unsigned_integer) ? nlohmann::json() : nlohmann::json(unsigned_integer);
+    case Type::DOUBLE: return value.get(floating) ? nlohmann::json() : nlohmann::json(floating);
+    case Type::BOOL: return value.get(boolean) ? nlohmann::json() : nlohmann::json(boolean);
+    case Type::NULL_VALUE: return nullptr;
+    case Type::ARRAY:
+    case Type::OBJECT: break;
   }
+  return nlohmann::json::array();
+}
 
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) {
-    error_ = error.what();
-    return false;
-  }
+constexpr std::array<std::string_view, 7> kFields = {"_path",   "path_type", "file_mode",    "prefix_placeholder",
+                                                      "no_link", "sha256",    "size_in_bytes"};
 
-  // The fields of one entry as written (null: absent), in kFields order.
-  struct RawEntry {
-    std::array<json, 7> fields;
-  };
-  static constexpr std::array<std::string_view, 7> kFields = {
-      "_path", "path_type", "file_mode", "prefix_placeholder", "no_link", "sha256", "size_in_bytes"};
-
-  bool root_is_object = false;
-  bool paths_is_array = false;  // the last "paths" key's value
-  json paths_version;
-  std::vector<RawEntry> entries;
-  std::string error_;
-
- private:
-  static int field_index(std::string_view name) {
-    for (std::size_t i = 0; i < kFields.size(); ++i) {
-      if (kFields[i] == name) return static_cast<int>(i);
-    }
-    return -1;
-  }
-
-  // A value where the current container holds it: depth 1 is the root
-  // object, 2 the paths list, 3 one entry.
-  bool scalar(json value) {
-    if (depth_ == 1 && root_is_object) {
-      if (top_key_ == "paths") {
-        paths_is_array = false;
-        entries.clear();
-      } else if (top_key_ == "paths_version") {
-        paths_version = std::move(value);
+PathEntry read_entry(simdjson::dom::element item, std::string_view source) {
+  // A later duplicate key wins, as in every JSON reader conda uses.
+  std::array<nlohmann::json, kFields.size()> fields;
+  simdjson::dom::object object;
+  if (!item.get(object)) {
+    for (const auto field : object) {
+      for (std::size_t i = 0; i < kFields.size(); ++i) {
+        if (field.key == kFields[i]) fields[i] = value_of(field.value);
       }
-    } else if (depth_ == 2 && in_paths_) {
-      entries.emplace_back();  // not an object: every field absent
-    } else if (depth_ == 3 && in_entry_ && field_ >= 0) {
-      entries.back().fields[static_cast<std::size_t>(field_)] = std::move(value);
     }
-    return true;
   }
-
-  bool open(bool object) {
-    if (depth_ == 0) {
-      root_is_object = object;
-    } else if (depth_ == 1 && root_is_object) {
-      if (top_key_ == "paths") {
-        paths_is_array = !object;
-        in_paths_ = !object;
-        entries.clear();
-      } else if (top_key_ == "paths_version") {
-        paths_version = json::array();  // a container: mistyped
-      }
-    } else if (depth_ == 2 && in_paths_) {
-      entries.emplace_back();
-      in_entry_ = object;
-      field_ = -1;
-    } else if (depth_ == 3 && in_entry_ && field_ >= 0) {
-      entries.back().fields[static_cast<std::size_t>(field_)] = json::array();  // mistyped
-    }
-    ++depth_;
-    return true;
-  }
-
-  bool close() {
-    --depth_;
-    if (depth_ == 2) in_entry_ = false;
-    if (depth_ == 1) in_paths_ = false;
-    return true;
-  }
-
-  std::size_t depth_ = 0;
-  std::string top_key_;
-  bool in_paths_ = false;
-  bool in_entry_ = false;
-  int field_ = -1;
-};
-
-const nlohmann::json* present(const nlohmann::json& value) { return value.is_null() ? nullptr : &value; }
+  const auto at = [&](std::size_t index) { return fields[index].is_null() ? nullptr : &fields[index]; };
+  PathEntry entry;
+  entry.path = normalise(json_field::string_value(at(0)));
+  check_path(entry.path, source);
+  entry.path_type = parse_path_type(json_field::string_value(at(1)), source);
+  entry.file_mode = json_field::string_value(at(2)) == "binary" ? FileMode::binary : FileMode::text;
+  entry.prefix_placeholder = json_field::string_value(at(3));
+  entry.no_link = json_field::boolean_value(at(4));
+  entry.sha256 = json_field::string_value(at(5));
+  entry.size_in_bytes = json_field::optional_unsigned_value(at(6));
+  return entry;
+}
 
 }  // namespace
 
+// paths.json lists every file of a package (tens of thousands in a big
+// one): read with simdjson's DOM parser, which validates the whole document
+// as nlohmann's does at a tenth of the cost (reading cached packages'
+// paths.json was a sixth of a warm install). Field values keep json_field's
+// lenient rules; tests/unit/package/test_paths_json_streaming.cpp compares
+// this reading with the nlohmann one it replaced.
 PathsJson parse_paths_json(std::string_view text, std::string_view source) {
-  PathsJsonEvents events;
-  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &events)) {
-    throw PackageError(std::string(source) + " is not valid JSON (" + events.error_ +
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (const auto error = parser.parse(text.data(), text.size()).get(root); error) {
+    throw PackageError(std::string(source) + " is not valid JSON (" + simdjson::error_message(error) +
                        "); the package is damaged");
   }
-  if (!events.root_is_object || !events.paths_is_array) {
+  simdjson::dom::object object;
+  if (root.get(object)) {
+    throw PackageError(std::string(source) + " has no 'paths' list; the package is damaged");
+  }
+  std::optional<simdjson::dom::element> list;
+  nlohmann::json version;
+  for (const auto field : object) {
+    if (field.key == "paths") list = field.value;  // the last one, as nlohmann kept it
+    if (field.key == "paths_version") version = value_of(field.value);
+  }
+  simdjson::dom::array items;
+  if (!list || list->get(items)) {
     throw PackageError(std::string(source) + " has no 'paths' list; the package is damaged");
   }
   PathsJson paths;
   paths.paths_version =
-      static_cast<int>(json_field::optional_unsigned_value(present(events.paths_version)).value_or(1));
-  paths.paths.reserve(events.entries.size());
-  for (auto& raw : events.entries) {
-    const auto field = [&](std::size_t index) { return present(raw.fields[index]); };
-    PathEntry entry;
-    entry.path = normalise(json_field::string_value(field(0)));
-    check_path(entry.path, source);
-    entry.path_type = parse_path_type(json_field::string_value(field(1)), source);
-    entry.file_mode = json_field::string_value(field(2)) == "binary" ? FileMode::binary : FileMode::text;
-    entry.prefix_placeholder = json_field::string_value(field(3));
-    entry.no_link = json_field::boolean_value(field(4));
-    entry.sha256 = json_field::string_value(field(5));
-    entry.size_in_bytes = json_field::optional_unsigned_value(field(6));
-    paths.paths.push_back(std::move(entry));
-  }
+      static_cast<int>(json_field::optional_unsigned_value(version.is_null() ? nullptr : &version).value_or(1));
+  paths.paths.reserve(items.size());
+  for (const auto item : items) paths.paths.push_back(read_entry(item, source));
   return paths;
 }
 

@@ -189,7 +189,7 @@ PathEntry read_entry(simdjson::dom::element item, std::string_view source) {
 // one): read with simdjson's DOM parser, which validates the whole document
 // as nlohmann's does at a tenth of the cost (reading cached packages'
 // paths.json was a sixth of a warm install). Field values keep json_field's
-// lenient rules; tests/unit/package/test_paths_json_streaming.cpp compares
+// lenient rules; tests/unit/package/test_paths_json_reading.cpp compares
 // this reading with the nlohmann one it replaced.
 PathsJson parse_paths_json(std::string_view text, std::string_view source) {
   thread_local simdjson::dom::parser parser;

@@ -15,7 +15,7 @@
 namespace gpuenv::package {
 namespace {
 
-// The DOM reading (what parse_paths_json did before), less its messages.
+// The nlohmann reading (what parse_paths_json did before), less its messages.
 std::optional<PathsJson> reference(std::string_view text) {
   nlohmann::json json;
   try {
@@ -57,15 +57,15 @@ void expect_same(std::string_view text) {
   const auto expected = reference(text);
   try {
     const auto read = parse_paths_json(text, "paths.json");
-    ASSERT_TRUE(expected.has_value()) << "accepted what the DOM reading refuses";
+    ASSERT_TRUE(expected.has_value()) << "accepted what the nlohmann reading refuses";
     EXPECT_EQ(read.paths_version, expected->paths_version);
     EXPECT_EQ(read.paths, expected->paths);
   } catch (const PackageError&) {
-    EXPECT_FALSE(expected.has_value()) << "refused what the DOM reading accepts";
+    EXPECT_FALSE(expected.has_value()) << "refused what the nlohmann reading accepts";
   }
 }
 
-TEST(PathsJsonStreaming, ReadsAsTheDomReadingDid) {
+TEST(PathsJsonReading, ReadsAsTheNlohmannReadingDid) {
   for (const char* text : {
            R"({"paths": [], "paths_version": 1})",
            R"({"paths_version": "2", "paths": [{"_path": "a", "size_in_bytes": "12", "no_link": "True"}]})",
@@ -99,7 +99,7 @@ TEST(PathsJsonStreaming, ReadsAsTheDomReadingDid) {
   }
 }
 
-TEST(PathsJsonStreaming, GeneratedDocumentsReadAsTheDomReadingDid) {
+TEST(PathsJsonReading, GeneratedDocumentsReadAsTheNlohmannReadingDid) {
   std::mt19937 random(20261202);
   const std::vector<std::string> keys = {"_path", "path_type", "file_mode", "prefix_placeholder", "no_link",
                                          "sha256", "size_in_bytes", "other"};

@@ -103,6 +103,7 @@ int run_build(const BuildArguments& arguments) {
     render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
     render.build_platform = build_platform;
     render.target_platform = target_platform;
+    render.environment = util::environment_variables();
     auto rendered = recipe::render_recipe_file(recipe_file, render);
     if (!rendered) {
       if (rendered.error().file == "--variant") return report_usage_error(rendered.error().message, arguments.json);

@@ -14,6 +14,7 @@
 #include "error_output.hpp"
 #include "gpuenv/recipe/lint.hpp"
 #include "gpuenv/specs/platform.hpp"
+#include "gpuenv/util/environment.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -108,6 +109,7 @@ int run_lint(const LintArguments& arguments) {
   request.render.build_platform = specs::Platform::current().str();
   request.render.target_platform =
       arguments.target_platform.empty() ? request.render.build_platform : arguments.target_platform;
+  request.render.environment = util::environment_variables();
   std::vector<LintedRecipe> linted;
   for (const auto& recipe : arguments.recipes) {
     auto findings = rc::lint_recipe_file(recipe, request);

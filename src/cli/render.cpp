@@ -15,6 +15,7 @@
 #include "error_output.hpp"
 #include "gpuenv/recipe/render.hpp"
 #include "gpuenv/specs/platform.hpp"
+#include "gpuenv/util/environment.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -96,6 +97,7 @@ int run_render(const RenderArguments& arguments) {
   request.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
   request.build_platform = specs::Platform::current().str();
   request.target_platform = arguments.target_platform.empty() ? request.build_platform : arguments.target_platform;
+  request.environment = util::environment_variables();
   auto rendered = rc::render_recipe_file(arguments.recipe, request);
   if (!rendered) {
     // A malformed --variant is the command line's mistake, not the recipe's.

@@ -92,6 +92,37 @@ TEST(RenderCli, RecipeLocalVariantsYamlGivesThreeCudaVariantsAsJson) {
   EXPECT_EQ(document["variants"][2]["requirements"]["run"], json::array());
 }
 
+// rattler-build reads the process environment for env.get() in recipes and
+// os.environ.get() in conda_build_config.yaml selectors (conda-forge's
+// pinning gives CUDA variants only with CF_CUDA_ENABLED=True); so does gpuenv.
+TEST(RenderCli, TheProcessEnvironmentReachesRecipesAndVariantFiles) {
+  RecipeDirectory dir;
+  const auto recipe = dir.write("env/recipe.yaml", R"(package:
+  name: envpkg
+  version: ${{ env.get("ENVPKG_VERSION", default="0.1") }}
+requirements:
+  host:
+    - if: cuda_compiler_version != "None"
+      then: cuda-version ${{ cuda_compiler_version }}.*
+)");
+  const auto config = dir.write("env/conda_build_config.yaml", R"(cuda_compiler_version:
+  - None
+  - 12.9   # [os.environ.get("ENVPKG_CUDA", "False") == "True"]
+)");
+  auto result = run_gpuenv({"render", recipe.string(), "--json"}, {"ENVPKG_VERSION=2.5", "ENVPKG_CUDA=True"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto document = json::parse(result.out);
+  ASSERT_EQ(document["variants"].size(), 2u) << result.out;
+  EXPECT_EQ(document["variants"][0]["version"], "2.5");
+  EXPECT_EQ(document["variants"][0]["variant"]["cuda_compiler_version"], "12.9");
+  result = run_gpuenv({"render", recipe.string(), "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  document = json::parse(result.out);
+  ASSERT_EQ(document["variants"].size(), 1u) << result.out;
+  EXPECT_EQ(document["variants"][0]["version"], "0.1");
+  (void)config;
+}
+
 TEST(RenderCli, VariantConfigFileAndOverrideInText) {
   RecipeDirectory dir;
   const auto recipe = dir.write("foo/recipe.yaml", cuda_recipe);

@@ -218,6 +218,7 @@ class RecipeLinter {
       options.target_platform = platform;
       options.host_platform = platform;
       options.build_platform = request.build_platform;
+      options.environment = request.environment;
       auto combinations = variant_combinations(text_, file_, *config, options);
       if (!combinations) continue;
       ++platforms_evaluated;

@@ -32,6 +32,7 @@ std::expected<VariantConfig, RecipeError> render_variant_config(const std::files
   VariantReadOptions variant_options;
   variant_options.target_platform = request.target_platform;
   variant_options.build_platform = request.build_platform;
+  variant_options.environment = request.environment;
   VariantConfig config;
   for (const auto& file : files) {
     auto read = read_variant_config(file, variant_options);
@@ -50,6 +51,7 @@ std::expected<RenderedRecipe, RecipeError> render_recipe_file(const std::filesys
   recipe_options.target_platform = request.target_platform;
   recipe_options.host_platform = request.target_platform;
   recipe_options.build_platform = request.build_platform;
+  recipe_options.environment = request.environment;
 
   auto text = util::read_text_file_at_most(recipe, recipe_options.max_file_bytes);
   if (!text) {

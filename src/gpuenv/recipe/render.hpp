@@ -7,6 +7,7 @@
 
 #include <expected>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct RenderRequest {
   std::string target_platform = "linux-64";
   std::string build_platform = "linux-64";
   bool use_recipe_variant_file = true;  // rattler-build's --ignore-recipe-variants turns it off
+  // What env.get() in the recipe and os.environ.get() in variant files see:
+  // the process environment for the commands, as in rattler-build.
+  std::map<std::string, std::string, std::less<>> environment;
 };
 
 struct RenderedRecipe {

@@ -21,6 +21,10 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view name
 // Reads the real process environment.
 EnvLookup process_environment();
 
+// Every variable of the process environment, for the recipe module (what
+// env.get() in a recipe and os.environ.get() in a variant file see).
+std::map<std::string, std::string, std::less<>> environment_variables();
+
 // A fixed environment, for tests and for callers that assemble one.
 EnvLookup fixed_environment(std::map<std::string, std::string, std::less<>> variables);
 

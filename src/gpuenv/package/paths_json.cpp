@@ -131,10 +131,6 @@ HasPrefixLine parse_has_prefix_line(std::string_view line, std::string_view sour
   return parsed;
 }
 
-}  // namespace
-
-namespace {
-
 // A field's value as json_field reads values (a container is mistyped).
 nlohmann::json value_of(simdjson::dom::element value) {
   using Type = simdjson::dom::element_type;

@@ -4,12 +4,13 @@
 #include "gpuenv/util/yaml_document.hpp"
 
 namespace gpuenv::recipe {
-namespace {
 
 RecipeError from_yaml_error(const util::YamlError& yaml_error, std::string_view file) {
   RecipeError error;
   error.file = std::string(file);
   error.message = yaml_error.message;
+  error.line = yaml_error.line;
+  error.column = yaml_error.column;
   switch (yaml_error.kind) {
     case util::YamlError::Kind::unreadable: error.kind = RecipeError::Kind::unreadable; break;
     case util::YamlError::Kind::not_yaml: error.kind = RecipeError::Kind::not_yaml; break;
@@ -17,6 +18,8 @@ RecipeError from_yaml_error(const util::YamlError& yaml_error, std::string_view 
   }
   return error;
 }
+
+namespace {
 
 util::YamlLimits yaml_limits(const RecipeOptions& options) {
   util::YamlLimits limits;

@@ -10,6 +10,10 @@
 #include <string>
 #include <string_view>
 
+namespace gpuenv::util {
+struct YamlError;
+}
+
 namespace gpuenv::recipe {
 
 struct RecipeError {
@@ -29,6 +33,10 @@ struct RecipeError {
   std::string offending;
   std::string message;     // complete, ready to print
 };
+
+// The YAML layer's refusal of `file` (syntax, bounds, unreadable) as a
+// recipe error, at the line and column where the parser stopped.
+RecipeError from_yaml_error(const util::YamlError& error, std::string_view file);
 
 // "file:line:column: reason 'offending'" and, when `text` holds the line, the
 // line itself with a caret under the column.

@@ -11,14 +11,6 @@ namespace {
 
 using detail::RecipeNode;
 
-RecipeError outline_error(RecipeError::Kind kind, std::string_view file, std::string message) {
-  RecipeError error;
-  error.kind = kind;
-  error.file = std::string(file);
-  error.message = std::move(message);
-  return error;
-}
-
 std::optional<WrittenChecksum> written_checksum(const RecipeNode& source, std::string_view key) {
   const RecipeNode* node = source.find(key);
   if (node == nullptr || node->kind != RecipeNode::Kind::scalar) return std::nullopt;
@@ -33,12 +25,7 @@ std::expected<RecipeOutline, RecipeError> RecipeOutline::read(std::string_view t
   limits.max_file_bytes = options.max_file_bytes;
   limits.max_depth = options.max_depth;
   auto root = util::load_yaml(text, file, limits);
-  if (!root) {
-    const auto kind = root.error().kind == util::YamlError::Kind::not_yaml      ? RecipeError::Kind::not_yaml
-                      : root.error().kind == util::YamlError::Kind::unreadable ? RecipeError::Kind::unreadable
-                                                                               : RecipeError::Kind::too_large;
-    return std::unexpected(outline_error(kind, file, root.error().message));
-  }
+  if (!root) return std::unexpected(from_yaml_error(root.error(), file));
   RecipeOutline outline;
   outline.file_ = std::string(file);
   outline.text_ = std::string(text);

@@ -240,16 +240,6 @@ VariantConfig read_document(const YAML::Node& root, const FileState& state) {
   return config;
 }
 
-RecipeError from_yaml_error(const util::YamlError& yaml_error, std::string_view file) {
-  RecipeError error;
-  error.file = std::string(file);
-  error.message = yaml_error.message;
-  error.kind = yaml_error.kind == util::YamlError::Kind::unreadable ? RecipeError::Kind::unreadable
-               : yaml_error.kind == util::YamlError::Kind::not_yaml ? RecipeError::Kind::not_yaml
-                                                                     : RecipeError::Kind::too_large;
-  return error;
-}
-
 }  // namespace
 
 VariantFileFormat variant_file_format(const std::filesystem::path& path) {

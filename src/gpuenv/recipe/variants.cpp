@@ -177,12 +177,7 @@ std::expected<RecipeNames, RecipeError> scan_recipe(std::string_view recipe_text
   limits.max_file_bytes = options.max_file_bytes;
   limits.max_depth = options.max_depth;
   auto root = util::load_yaml(recipe_text, file, limits);
-  if (!root) {
-    RecipeError error = variant_error(file, root.error().message);
-    error.kind = root.error().kind == util::YamlError::Kind::not_yaml ? RecipeError::Kind::not_yaml
-                                                                     : RecipeError::Kind::too_large;
-    return std::unexpected(std::move(error));
-  }
+  if (!root) return std::unexpected(from_yaml_error(root.error(), file));
   RecipeNames names;
   names.limits = options.expression_limits;
   std::vector<std::string> path;

@@ -87,10 +87,14 @@ std::expected<YAML::Node, YamlError> load_yaml(std::string_view text, std::strin
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& error) {
     // yaml-cpp's own nesting guard (DeepRecursion) lands here too.
-    return std::unexpected(
-        YamlError{YamlError::Kind::not_yaml, fmt::format("{}: this is not valid YAML: {} (column {}); correct it or "
-                                                         "move the file aside",
-                                                         at(source, error.mark), error.msg, error.mark.column + 1)});
+    YamlError refusal{YamlError::Kind::not_yaml,
+                      fmt::format("{}: this is not valid YAML: {} (column {}); correct it or move the file aside",
+                                  at(source, error.mark), error.msg, error.mark.column + 1)};
+    if (!error.mark.is_null() && error.mark.line >= 0 && error.mark.column >= 0) {
+      refusal.line = static_cast<std::size_t>(error.mark.line) + 1;
+      refusal.column = static_cast<std::size_t>(error.mark.column) + 1;
+    }
+    return std::unexpected(std::move(refusal));
   }
   if (auto error = ExpansionCheck(source, limits).check(root, 0)) return std::unexpected(std::move(*error));
   return root;

@@ -54,6 +54,9 @@ struct YamlError {
   enum class Kind { unreadable, too_large, not_yaml, too_many_values, too_much_text, too_deep };
   Kind kind = Kind::not_yaml;
   std::string message;
+  // not_yaml: where the parser stopped, 1-based; 0 when yaml-cpp did not say.
+  std::size_t line = 0;
+  std::size_t column = 0;
 };
 
 // Parses `text` (its first document) and checks it against `limits`;

@@ -362,8 +362,10 @@ TEST_F(LintFixture, ReaderRefusalsAreErrorFindingsAtTheirPosition) {
   EXPECT_EQ(unknown.front().message.find(recipe_path_.string()), std::string::npos)
       << "the location is in the finding, not repeated in its message: " << unknown.front().message;
 
-  const auto not_yaml = lint("package: [unclosed\n");
+  const auto not_yaml = lint("package:\n  name: x\n  version: [unclosed\n");
   ASSERT_EQ(checks(not_yaml), std::vector<std::string>{"recipe-yaml-syntax"}) << printed(not_yaml);
+  EXPECT_GE(not_yaml.front().position.line, 3u) << printed(not_yaml);  // where the parser stopped
+  EXPECT_GT(not_yaml.front().position.column, 0u) << printed(not_yaml);
 
   const auto missing = lint_recipe_file(dir_ / "no-such" / "recipe.yaml", {});
   ASSERT_TRUE(missing);

@@ -465,6 +465,14 @@ TEST(RecipeReader, ErrorsNameFileLineColumnAndQuoteTheLine) {
   }
 }
 
+TEST(RecipeReader, AYamlSyntaxErrorHasTheLineAndColumnWhereTheParserStopped) {
+  auto recipe = parse_recipe("package:\n  name: x\n  version: [unclosed\n", "recipe.yaml", cuda_options());
+  ASSERT_FALSE(recipe);
+  EXPECT_EQ(recipe.error().kind, RecipeError::Kind::not_yaml);
+  EXPECT_GE(recipe.error().line, 3u) << recipe.error().message;
+  EXPECT_GT(recipe.error().column, 0u) << recipe.error().message;
+}
+
 TEST(RecipeReader, AnExpressionsReasonReadsOnceBeforeTheExpression) {
   for (const char* expression : {"${{ 1 // 0 }}", "${{ env.get('GPUENV_SURELY_UNSET_VARIABLE') }}", "${{ 'a' * 'b' }}"}) {
     auto recipe = parse_recipe(std::string("package:\n  name: x\n  version: \"") + expression + "\"\n", "recipe.yaml",

@@ -6,7 +6,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,9 +14,7 @@
 #include "channel_setup.hpp"
 #include "command.hpp"
 #include "error_output.hpp"
-#include "gpuenv/build/build_variant.hpp"
-#include "gpuenv/repodata/channel_index.hpp"
-#include "gpuenv/recipe/render.hpp"
+#include "gpuenv/build/build_recipe.hpp"
 #include "gpuenv/specs/platform.hpp"
 #include "terminal_reporter.hpp"
 
@@ -71,11 +68,6 @@ fs::path recipe_file_of(const std::string& argument) {
   return fs::absolute(path);
 }
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 int fail(const std::string& message, bool as_json, json& built) {
   if (as_json) {
     fmt::print("{}\n", json{{"success", false}, {"error", message}, {"packages", built}}.dump(2));
@@ -98,48 +90,37 @@ int run_build(const BuildArguments& arguments) {
   json built = json::array();
   for (const auto& argument : arguments.recipes) {
     const auto recipe_file = recipe_file_of(argument);
-    recipe::RenderRequest render;
-    render.overrides = arguments.overrides;
-    render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
-    render.build_platform = build_platform;
-    render.target_platform = target_platform;
-    render.environment = util::environment_variables();
-    auto rendered = recipe::render_recipe_file(recipe_file, render);
-    if (!rendered) {
-      if (rendered.error().file == "--variant") return report_usage_error(rendered.error().message, arguments.json);
-      return fail(rendered.error().message, arguments.json, built);
-    }
-    build::BuildRequest request;
-    request.recipe_file = recipe_file;
-    request.recipe_text = read_text(recipe_file);
+    build::RecipeBuildRequest request;
+    request.render.overrides = arguments.overrides;
+    request.render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
+    request.render.build_platform = build_platform;
+    request.render.target_platform = target_platform;
+    request.render.environment = util::environment_variables();
     request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
     request.settings = &*settings;
-    request.build_platform = build_platform;
     request.timestamp = build::reproducible_timestamp(env, recipe_file);
-    for (const auto& variant : rendered->variants) {
-      if (variant.recipe.build.skip) continue;
-      auto package = build::build_variant(variant, request, observer);
-      if (!package) return fail(package.error().message, arguments.json, built);
-      built.push_back({{"name", variant.output_name},
-                       {"version", variant.output_version},
-                       {"build_string", variant.build_string},
-                       {"package", package->package.string()},
-                       {"log", package->log_file.string()},
-                       {"files", package->files},
-                       {"machine_compilers", package->used_machine_compilers},
-                       {"seconds", package->seconds},
-                       {"script_seconds", package->script_seconds}});
+    const auto result = build::build_recipe(recipe_file, request, observer);
+    for (const auto& each : result.built) {
+      const auto& package = each.package;
+      built.push_back({{"name", each.name},
+                       {"version", each.version},
+                       {"build_string", each.build_string},
+                       {"package", package.package.string()},
+                       {"log", package.log_file.string()},
+                       {"files", package.files},
+                       {"machine_compilers", package.used_machine_compilers},
+                       {"seconds", package.seconds},
+                       {"script_seconds", package.script_seconds}});
       if (!arguments.json) {
-        fmt::print("built {}-{}-{}: {} ({} files, {:.2f} s)\n", variant.output_name, variant.output_version,
-                   variant.build_string, package->package.string(), package->files, package->seconds);
+        fmt::print("built {}-{}-{}: {} ({} files, {:.2f} s)\n", each.name, each.version, each.build_string,
+                   package.package.string(), package.files, package.seconds);
       }
-      // The output directory is a channel after every package (incremental:
-      // only the new archive is read), so it can be installed from at once.
-      auto indexed = repodata::index_channel(request.output_dir);
-      if (!indexed) return fail(indexed.error().message, arguments.json, built);
-      for (const auto& problem : indexed->problems) {
-        observer.warning("indexing " + request.output_dir.string() + ": " + problem.message);
+    }
+    if (result.error) {
+      if (result.error->kind == build::BuildErrorKind::variant_override) {
+        return report_usage_error(result.error->message, arguments.json);
       }
+      return fail(result.error->message, arguments.json, built);
     }
   }
   if (arguments.json) fmt::print("{}\n", json{{"success", true}, {"packages", built}}.dump(2));

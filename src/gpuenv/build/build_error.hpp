@@ -12,7 +12,9 @@ enum class BuildErrorKind {
   environment,  // the build or host environment could not be created
   unsupported,  // the recipe asks for something this builder does not do yet
   script,       // the build script failed
-  packaging,    // the package could not be written
+  packaging,    // the package could not be written, or the output directory indexed
+  recipe,       // the recipe or a variant file cannot be read or rendered
+  variant_override,  // a --variant KEY=VALUE is malformed (a usage mistake)
 };
 
 struct BuildError {

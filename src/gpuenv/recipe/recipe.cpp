@@ -40,13 +40,20 @@ std::expected<Recipe, RecipeError> parse_recipe(std::string_view text, std::stri
                     " bytes; a recipe.yaml is a few KiB (is this the right file?)";
     return std::unexpected(std::move(error));
   }
-  auto root = util::load_yaml(text, file, yaml_limits(options));
-  if (!root) return std::unexpected(from_yaml_error(root.error(), file));
+  auto root = detail::load_recipe_yaml(text, file, options);
+  if (!root) return std::unexpected(std::move(root.error()));
   try {
     return detail::read_recipe_document(*root, file, text, options);
   } catch (detail::RecipeFailure& failure) {
     return std::unexpected(std::move(failure.error));
   }
+}
+
+std::expected<YAML::Node, RecipeError> detail::load_recipe_yaml(std::string_view text, std::string_view file,
+                                                                const RecipeOptions& options) {
+  auto root = util::load_yaml(text, file, yaml_limits(options));
+  if (!root) return std::unexpected(from_yaml_error(root.error(), file));
+  return std::move(*root);
 }
 
 std::expected<Recipe, RecipeError> read_recipe(const std::filesystem::path& path, const RecipeOptions& options) {

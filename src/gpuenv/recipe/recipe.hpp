@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string_view>
 
+#include <yaml-cpp/yaml.h>
+
 #include "gpuenv/recipe/recipe_error.hpp"
 #include "gpuenv/recipe/recipe_reader.hpp"
 #include "gpuenv/recipe/recipe_types.hpp"
@@ -19,5 +21,12 @@ std::expected<Recipe, RecipeError> read_recipe(const std::filesystem::path& path
 // Reads recipe text; `file` names it in errors.
 std::expected<Recipe, RecipeError> parse_recipe(std::string_view text, std::string_view file,
                                                 const RecipeOptions& options = {});
+
+namespace detail {
+// Recipe text as YAML within the options' size and depth bounds, a refusal
+// as a RecipeError: what every reading of the recipe starts from.
+std::expected<YAML::Node, RecipeError> load_recipe_yaml(std::string_view text, std::string_view file,
+                                                        const RecipeOptions& options);
+}  // namespace detail
 
 }  // namespace gpuenv::recipe

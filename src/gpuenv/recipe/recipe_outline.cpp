@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "gpuenv/recipe/expression_syntax.hpp"
+#include "gpuenv/recipe/recipe.hpp"
 #include "gpuenv/recipe/recipe_node.hpp"
-#include "gpuenv/util/yaml_document.hpp"
 
 namespace gpuenv::recipe {
 namespace {
@@ -21,11 +21,8 @@ std::optional<WrittenChecksum> written_checksum(const RecipeNode& source, std::s
 
 std::expected<RecipeOutline, RecipeError> RecipeOutline::read(std::string_view text, std::string_view file,
                                                               const RecipeOptions& options) {
-  util::YamlLimits limits;
-  limits.max_file_bytes = options.max_file_bytes;
-  limits.max_depth = options.max_depth;
-  auto root = util::load_yaml(text, file, limits);
-  if (!root) return std::unexpected(from_yaml_error(root.error(), file));
+  auto root = detail::load_recipe_yaml(text, file, options);
+  if (!root) return std::unexpected(std::move(root.error()));
   RecipeOutline outline;
   outline.file_ = std::string(file);
   outline.text_ = std::string(text);

@@ -9,7 +9,6 @@
 #include "gpuenv/recipe/expression_syntax.hpp"
 #include "gpuenv/recipe/recipe.hpp"
 #include "gpuenv/recipe/variant_hash.hpp"
-#include "gpuenv/util/yaml_document.hpp"
 
 namespace gpuenv::recipe {
 namespace {
@@ -173,11 +172,8 @@ RecipeError variant_error(std::string_view file, std::string message) {
 
 std::expected<RecipeNames, RecipeError> scan_recipe(std::string_view recipe_text, std::string_view file,
                                                     const RecipeOptions& options) {
-  util::YamlLimits limits;
-  limits.max_file_bytes = options.max_file_bytes;
-  limits.max_depth = options.max_depth;
-  auto root = util::load_yaml(recipe_text, file, limits);
-  if (!root) return std::unexpected(from_yaml_error(root.error(), file));
+  auto root = detail::load_recipe_yaml(recipe_text, file, options);
+  if (!root) return std::unexpected(std::move(root.error()));
   RecipeNames names;
   names.limits = options.expression_limits;
   std::vector<std::string> path;

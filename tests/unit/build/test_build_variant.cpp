@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/build/build_recipe.hpp"
 #include "gpuenv/build/build_variant.hpp"
 #include "gpuenv/package/extract.hpp"
 #include "gpuenv/recipe/render.hpp"
@@ -310,6 +311,35 @@ requirements:
   ASSERT_FALSE(built);
   EXPECT_EQ(built.error().kind, BuildErrorKind::unsupported);
   EXPECT_NE(built.error().message.find("pin_compatible(hostlib"), std::string::npos) << built.error().message;
+}
+
+}  // namespace
+
+namespace {
+
+// build_recipe: every variant of a recipe file, the output directory indexed
+// after each package; a malformed override is told apart (a usage mistake).
+TEST_F(BuildVariant, BuildRecipeBuildsAndIndexesTheOutputDirectory) {
+  write_text_file(dir / "recipe/project/message.txt", "hello\n");
+  const auto recipe_file = write_recipe(noarch_recipe);
+  gpuenv::build::RecipeBuildRequest request;
+  request.render.target_platform = request.render.build_platform = "linux-64";
+  request.output_dir = dir / "output";
+  request.settings = &settings;
+  request.timestamp = 1700000000;
+  auto result = gpuenv::build::build_recipe(recipe_file, request, observer);
+  ASSERT_FALSE(result.error) << result.error->message << "\n" << observer.output;
+  ASSERT_EQ(result.built.size(), 1u);
+  EXPECT_EQ(result.built[0].name, "greeting");
+  const auto repodata = json::parse(read_file(dir / "output/noarch/repodata.json"));
+  EXPECT_TRUE(repodata["packages.conda"].contains(result.built[0].package.package.filename().string()))
+      << repodata.dump(1);
+
+  request.render.overrides = {"no-equals-sign"};
+  result = gpuenv::build::build_recipe(recipe_file, request, observer);
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->kind, gpuenv::build::BuildErrorKind::variant_override);
+  EXPECT_TRUE(result.built.empty());
 }
 
 }  // namespace

@@ -1,0 +1,44 @@
+// build_recipe(recipe_file, request, observer): every variant of one recipe
+// file into packages -- rendered as `gpuenv render` renders it
+// (recipe/render.hpp), each variant not skipped built by build_variant, and
+// the output directory indexed after each package
+// (repodata/channel_index.hpp), so it is a channel at once. What `gpuenv
+// build` calls, and what the CI runner will.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuenv/build/build_error.hpp"
+#include "gpuenv/build/build_variant.hpp"
+#include "gpuenv/recipe/render.hpp"
+
+namespace gpuenv::build {
+
+struct RecipeBuildRequest {
+  recipe::RenderRequest render;      // variant files, overrides, platforms, the environment
+  std::filesystem::path output_dir;  // absolute
+  const environment::Settings* settings = nullptr;
+  // reproducible_timestamp(); 0: the recipe file's modification time.
+  std::int64_t timestamp = 0;
+};
+
+struct BuiltVariant {
+  std::string name;
+  std::string version;
+  std::string build_string;
+  BuiltPackage package;
+};
+
+struct RecipeBuildResult {
+  std::vector<BuiltVariant> built;  // in order; also those built before a failure
+  std::optional<BuildError> error;  // the first failure, which stopped the build
+};
+
+RecipeBuildResult build_recipe(const std::filesystem::path& recipe_file, const RecipeBuildRequest& request,
+                               BuildObserver& observer);
+
+}  // namespace gpuenv::build

@@ -291,6 +291,8 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   output.recipe_text = request.recipe_text;
   output.timestamp = request.timestamp;
   output.zstd_level = request.zstd_level;
+  output.src_dir = src_dir;
+  output.recipe_dir = request.recipe_file.parent_path();
   auto written = write_package_output(output, *files, output_dir);
   if (!written) return std::unexpected(written.error());
   built.package = *written;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "gpuenv/build/license_files.hpp"
 #include "gpuenv/package/package_error.hpp"
 #include "gpuenv/package/package_writer.hpp"
 #include "gpuenv/package/paths_json.hpp"
@@ -145,6 +146,16 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
   members.push_back(text_member("info/about.json", about_json(about_of(variant)).dump(2), mtime));
   if (!requirements.run_exports.empty()) {
     members.push_back(text_member("info/run_exports.json", run_exports_json(requirements.run_exports).dump(2), mtime));
+  }
+  auto licenses = collect_license_files(about_of(variant).license_file, output.src_dir, output.recipe_dir);
+  if (!licenses) return std::unexpected(licenses.error());
+  for (const auto& license : *licenses) {
+    package::PackageMember member;
+    member.path = "info/licenses/" + license.relative;
+    member.mtime = mtime;
+    member.mode = 0644;
+    member.source = license.source;
+    members.push_back(std::move(member));
   }
   members.push_back(text_member("info/hash_input.json", variant.hash_input, mtime));
   members.push_back(text_member("info/recipe/recipe.yaml", output.recipe_text, mtime));

@@ -1,6 +1,6 @@
 // The .conda of one built variant: the new prefix files under their paths,
 // and info/ -- index.json, paths.json, files, about.json, run_exports.json
-// (the recipe's own), hash_input.json, recipe/recipe.yaml (the recipe as
+// (the recipe's own), licenses/ (about.license_file), hash_input.json, recipe/recipe.yaml (the recipe as
 // given) and recipe/variant_config.yaml (the variant, as rattler-build
 // names it) -- written to
 // <output_dir>/<subdir>/<name>-<version>-<build>.conda.
@@ -28,6 +28,8 @@ struct PackageOutput {
   std::string recipe_text;      // recipe.yaml as given
   std::int64_t timestamp = 0;   // seconds since the epoch
   int zstd_level = 19;          // conda-build's and rattler-build's release level
+  // Where about.license_file entries are looked up (license_files.hpp).
+  std::filesystem::path src_dir, recipe_dir;
 };
 
 // index.json's text (sorted keys, as conda-build writes it).

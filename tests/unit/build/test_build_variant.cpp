@@ -319,6 +319,26 @@ namespace {
 
 // build_recipe: every variant of a recipe file, the output directory indexed
 // after each package; a malformed override is told apart (a usage mistake).
+TEST_F(BuildVariant, LicenseFilesLandInInfoLicenses) {
+  write_text_file(dir / "recipe/project/message.txt", "hello\n");
+  write_text_file(dir / "recipe/project/COPYING", "source's license\n");
+  write_text_file(dir / "recipe/LICENSE.recipe", "recipe's license\n");
+  std::string recipe = noarch_recipe;
+  recipe.replace(recipe.find("  license: MIT\n"), 15,
+                 "  license: MIT\n  license_file:\n    - COPYING\n    - LICENSE.recipe\n");
+  const auto built = build(write_recipe(recipe));
+  ASSERT_TRUE(built) << built.error().message << "\n" << observer.output;
+  const auto root = extracted(built->package);
+  EXPECT_EQ(read_file(root / "info/licenses/COPYING"), "source's license\n");
+  EXPECT_EQ(read_file(root / "info/licenses/LICENSE.recipe"), "recipe's license\n");
+
+  recipe.replace(recipe.find("    - COPYING\n"), 14, "    - MISSING\n");
+  const auto failed = build(write_recipe(recipe));
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find("'MISSING' matches no file"), std::string::npos) << failed.error().message;
+  EXPECT_FALSE(fs::exists(built->package));
+}
+
 TEST_F(BuildVariant, BuildRecipeBuildsAndIndexesTheOutputDirectory) {
   write_text_file(dir / "recipe/project/message.txt", "hello\n");
   const auto recipe_file = write_recipe(noarch_recipe);

@@ -33,12 +33,6 @@ std::expected<std::string, BuildError> script_body(const recipe::Script& script,
   if (!script.content.empty()) {
     std::string body;
     for (const auto& line : script.content) {
-      if (line.find("${{") != std::string::npos) {
-        return script_error(BuildErrorKind::unsupported,
-                            "the build script line '" + line +
-                                "' holds a `${{ }}` expression, which gpuenv build does not render in scripts "
-                                "yet: use the environment variables ($PREFIX, $PKG_VERSION, ...) instead");
-      }
       body += line + "\n";
     }
     return body;

@@ -10,9 +10,11 @@
 #include "gpuenv/build/compilers.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
 #include "gpuenv/build/package_output.hpp"
+#include "gpuenv/build/script_templates.hpp"
 #include "gpuenv/build/sources.hpp"
 #include "gpuenv/environment/apply.hpp"
 #include "gpuenv/environment/plan.hpp"
+#include "gpuenv/util/environment.hpp"
 
 namespace gpuenv::build {
 
@@ -265,6 +267,18 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   variables["SUBDIR"] = subdir;
   variables["SHLIB_EXT"] = ".so";
   variables["CONDA_BUILD"] = "1";
+  ScriptTemplateNames template_names;
+  template_names.variant = &variant;
+  template_names.script_variables = variables;
+  // Selectors of a noarch build follow the machine it builds on (unix is
+  // true), while ${{ target_platform }} still reads "noarch" from the
+  // variant, as in rattler-build.
+  template_names.target_platform = host_platform;
+  template_names.build_platform = request.build_platform;
+  template_names.host_platform = host_platform;
+  template_names.environment = util::environment_variables();
+  auto script = render_script_templates(build.script, template_names, "the build script");
+  if (!script) return std::unexpected(script.error());
   ScriptRun run;
   run.work_dir = work_dir;
   run.src_dir = src_dir;
@@ -276,7 +290,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   run.on_output = [&observer](std::string_view piece) { observer.script_output(piece); };
   log.line("running the build script in " + src_dir.string());
   const auto script_start = Clock::now();
-  if (auto ran = run_build_script(build.script, run); !ran) return std::unexpected(ran.error());
+  if (auto ran = run_build_script(*script, run); !ran) return std::unexpected(ran.error());
   built.script_seconds = seconds_since(script_start);
 
   auto files = new_prefix_files(host_prefix, before, build.prefix_detection);

@@ -339,6 +339,40 @@ TEST_F(BuildVariant, LicenseFilesLandInInfoLicenses) {
   EXPECT_FALSE(fs::exists(built->package));
 }
 
+// rattler-build renders script lines at build time: context, variant,
+// selectors and the script's variables (PYTHON is $PREFIX/bin/python).
+TEST_F(BuildVariant, ScriptLinesAreRenderedWithContextVariantAndScriptVariables) {
+  const auto recipe_file = write_recipe(R"(context:
+  greeting: hi
+package:
+  name: rendered-script
+  version: "2.5"
+build:
+  noarch: generic
+  script:
+    - mkdir -p "$PREFIX/share"
+    - echo "${{ greeting }}|${{ target_platform }}|${{ 'unixy' if unix }}|${{ PKG_VERSION }}" > "$PREFIX/share/out.txt"
+    - test "${{ PYTHON }}" = "$PREFIX/bin/python" && test "${{ PREFIX }}" = "$PREFIX" && echo same >> "$PREFIX/share/out.txt"
+)");
+  const auto built = build(recipe_file);
+  ASSERT_TRUE(built) << built.error().message << "\n" << observer.output;
+  const auto root = extracted(built->package);
+  EXPECT_EQ(read_file(root / "share/out.txt"), "hi|noarch|unixy|2.5\nsame\n");
+
+  // A name nothing defines is an error naming the line, not an empty word.
+  const auto failed = build(write_recipe(R"(package:
+  name: rendered-script
+  version: "2.5"
+build:
+  script:
+    - echo ${{ PYTHNO }}
+)"));
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find("the build script line 1 'echo ${{ PYTHNO }}' cannot be rendered"),
+            std::string::npos)
+      << failed.error().message;
+}
+
 TEST_F(BuildVariant, BuildRecipeBuildsAndIndexesTheOutputDirectory) {
   write_text_file(dir / "recipe/project/message.txt", "hello\n");
   const auto recipe_file = write_recipe(noarch_recipe);

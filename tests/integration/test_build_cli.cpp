@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/package/extract.hpp"
 #include "gpuenv/package/hashing.hpp"
 #include "gpuenv/package/package_writer.hpp"
 #include "solve_cli_fixture.hpp"
@@ -161,6 +162,93 @@ TEST_F(BuildCli, BuildingTwiceGivesIdenticalBytes) {
   const auto second = build(recipe, {"--json"});
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_TRUE(read_file(package) == bytes) << "two builds of the same recipe differ";
+}
+
+TEST_F(BuildCli, TarBz2PackageFormatInstallsIsReproducibleAndIsIndexed) {
+  write_text_file(machine / "greeting/project/message.txt", "hello\n");
+  const auto recipe = write_recipe("greeting", greeting_recipe);
+  const auto first = build(recipe, {"--json", "--package-format", "tar-bz2"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const fs::path package = gpuenv::testing::parse_json(first)["packages"][0]["package"].get<std::string>();
+  ASSERT_TRUE(package.string().ends_with(".tar.bz2")) << package;
+  EXPECT_EQ(packages_in_output(), 0u) << "no .conda next to the .tar.bz2";
+  const auto bytes = read_file(package);
+  EXPECT_EQ(bytes.substr(0, 3), "BZh");
+  const auto second = build(recipe, {"--json", "--package-format", "tar-bz2:9"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_TRUE(read_file(package) == bytes) << "two .tar.bz2 builds of the same recipe differ";
+
+  const auto repodata = nlohmann::json::parse(read_file(output() / "noarch/repodata.json"));
+  EXPECT_TRUE(repodata["packages"].contains(package.filename().string())) << repodata.dump(2);
+  EXPECT_TRUE(repodata["packages.conda"].empty()) << repodata.dump(2);
+
+  const auto prefix = machine / "env";
+  const auto created = run_gpuenv(
+      {"create", "-y", "-p", prefix.string(), "--override-channels", "-c", output().string(), "greeting"},
+      machine.env());
+  ASSERT_EQ(created.exit_code, 0) << created.err << created.out;
+  EXPECT_EQ(read_file(prefix / "share/greeting/message.txt"), "hello\n");
+  EXPECT_EQ(read_file(prefix / "share/greeting/where.txt"), "prefix=" + prefix.string() + "\n");
+}
+
+TEST_F(BuildCli, MalformedPackageFormatIsAUsageError) {
+  write_text_file(machine / "greeting/project/message.txt", "hello\n");
+  const auto result = build(write_recipe("greeting", greeting_recipe), {"--package-format", "tar-bz2:12"});
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("tar-bz2:12"), std::string::npos) << result.err;
+}
+
+TEST_F(BuildCli, SourceOptionBuildsFromALocalArchiveInsteadOfAnUnreachableUrl) {
+  write_text_file(machine / "tree/greeting-2.0rc1/message.txt", "release candidate\n");
+  const auto tarball = machine / "greeting-2.0rc1.tar.xz";
+  ASSERT_EQ(gpuenv::testing::run_program("tar", {"-cJf", tarball.string(), "-C", (machine / "tree").string(),
+                                                 "greeting-2.0rc1"})
+                .exit_code,
+            0);
+  std::string recipe = greeting_recipe;
+  // Port 9 on loopback (discard) refuses: the recipe's url cannot be fetched.
+  recipe.replace(recipe.find("  path: project\n"), 16,
+                 "  url: http://127.0.0.1:9/greeting-1.0.tar.gz\n  sha256: " + std::string(64, '0') +
+                     "\n  patches:\n    - missing.patch\n");
+  const std::string version_line = "    - echo \"greeting script done\"";
+  recipe.replace(recipe.find(version_line), version_line.size(),
+                 "    - echo \"$PKG_VERSION\" > \"$PREFIX/share/greeting/version.txt\"");
+  const auto dir = write_recipe("greeting", recipe);
+  const auto unreachable = build(dir);
+  ASSERT_NE(unreachable.exit_code, 0) << "the url must be unreachable for this test to mean anything";
+
+  const auto result = build(dir, {"--json", "--source", tarball.string(), "--source-version", "2.0rc1"});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  const auto document = gpuenv::testing::parse_json(result);
+  const fs::path package = document["packages"][0]["package"].get<std::string>();
+  EXPECT_TRUE(package.filename().string().starts_with("greeting-2.0rc1-")) << package;
+  EXPECT_EQ(document["packages"][0]["version"], "2.0rc1");
+  const auto extracted = machine / "extracted";
+  gpuenv::package::extract_package(package, extracted);
+  EXPECT_EQ(read_file(extracted / "share/greeting/message.txt"), "release candidate\n");
+  EXPECT_EQ(read_file(extracted / "share/greeting/version.txt"), "2.0rc1\n");
+  const auto index = nlohmann::json::parse(read_file(extracted / "info/index.json"));
+  EXPECT_EQ(index["version"], "2.0rc1");
+  const auto about = nlohmann::json::parse(read_file(extracted / "info/about.json"));
+  const auto& recorded = about["extra"]["gpuenv_source_override"];
+  EXPECT_EQ(recorded["source"], tarball.string()) << about.dump(2);
+  EXPECT_EQ(recorded["version"], "2.0rc1");
+  EXPECT_EQ(recorded["recipe_version"], "1.0");
+}
+
+TEST_F(BuildCli, SourceOptionRefusesWhatIsNeitherADirectoryNorAnArchive) {
+  write_text_file(machine / "greeting/project/message.txt", "hello\n");
+  const auto dir = write_recipe("greeting", greeting_recipe);
+  write_text_file(machine / "notes.txt", "not an archive\n");
+  for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--source", (machine / "missing").string()},
+           {"--source", (machine / "notes.txt").string()},
+           {"--source-version", "1.0-1"}}) {
+    const auto result = build(dir, {option, value});
+    EXPECT_EQ(result.exit_code, 2) << option << " " << value << ": " << result.err;
+    EXPECT_NE(result.err.find(value), std::string::npos) << result.err;
+  }
+  EXPECT_EQ(packages_in_output(), 0u);
 }
 
 TEST_F(BuildCli, WrongSha256FailsNamingBothDigestsAndLeavesNoPackage) {

@@ -86,8 +86,9 @@ package::PackageMember text_member(std::string path, std::string content, std::i
 
 }  // namespace
 
-std::string package_file_name(const recipe::RenderedVariant& variant) {
-  return variant.output_name + "-" + variant.output_version + "-" + variant.build_string + ".conda";
+std::string package_file_name(const recipe::RenderedVariant& variant, package::ArchiveFormat format) {
+  return variant.output_name + "-" + variant.output_version + "-" + variant.build_string +
+         std::string(package::extension_of(format));
 }
 
 std::string index_json_text(const PackageOutput& output) {
@@ -142,7 +143,11 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
   members.push_back(text_member("info/index.json", index_json_text(output), mtime));
   members.push_back(text_member("info/paths.json", package::paths_json_text(paths), mtime));
   members.push_back(text_member("info/files", file_list, mtime));
-  members.push_back(text_member("info/about.json", about_json(about_of(variant)).dump(2), mtime));
+  auto about = about_json(about_of(variant));
+  if (!output.source_override_json.empty()) {
+    about["extra"]["gpuenv_source_override"] = json::parse(output.source_override_json);
+  }
+  members.push_back(text_member("info/about.json", about.dump(2), mtime));
   if (!requirements.run_exports.empty()) {
     members.push_back(text_member("info/run_exports.json", run_exports_json(requirements.run_exports).dump(2), mtime));
   }
@@ -152,7 +157,7 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
   std::sort(members.begin(), members.end(),
             [](const package::PackageMember& a, const package::PackageMember& b) { return a.path < b.path; });
 
-  const auto target = output_dir / output.subdir / package_file_name(variant);
+  const auto target = output_dir / output.subdir / package_file_name(variant, output.format.archive);
   std::error_code error;
   fs::create_directories(target.parent_path(), error);
   if (error) {
@@ -160,7 +165,7 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
                                       "cannot create " + target.parent_path().string() + ": " + error.message()});
   }
   try {
-    package::write_package_members(target, members, {.compression_level = output.zstd_level});
+    package::write_package_members(target, members, {.compression_level = output.format.compression_level});
   } catch (const package::PackageError& failure) {
     return std::unexpected(BuildError{BuildErrorKind::packaging, failure.what()});
   }

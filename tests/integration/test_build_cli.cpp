@@ -1,7 +1,8 @@
 // `gpuenv build` end to end, as a user runs it: a noarch: generic recipe
 // whose script writes a file holding $PREFIX builds, and the .conda installs
 // with `gpuenv create` from an @EXPLICIT file naming it by file:// URL (no
-// channel index), the placeholder replaced; a C library built with the
+// channel index), the placeholder replaced; git sources, --source,
+// --source-version and --package-format tar-bz2; a C library built with the
 // machine's gcc links and runs; two builds give the same bytes; a wrong
 // sha256, a hostile source archive and a failing script each fail clearly
 // and leave no package behind. No network: file:// URLs and local channels.
@@ -249,6 +250,37 @@ TEST_F(BuildCli, SourceOptionRefusesWhatIsNeitherADirectoryNorAnArchive) {
     EXPECT_NE(result.err.find(value), std::string::npos) << result.err;
   }
   EXPECT_EQ(packages_in_output(), 0u);
+}
+
+TEST_F(BuildCli, GitSourceByTagBuildsWithGitDescribeInTheScript) {
+  const auto repo = machine / "upstream";
+  const auto git = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"-c", "user.name=Test", "-c", "user.email=test@example.org", "-c",
+                               "commit.gpgsign=false", "-C", repo.string()});
+    const auto result = gpuenv::testing::run_program("git", args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+  };
+  std::filesystem::create_directories(repo);
+  git({"init", "--quiet", "-b", "main"});
+  write_text_file(repo / "message.txt", "from git\n");
+  git({"add", "message.txt"});
+  git({"commit", "--quiet", "-m", "first"});
+  git({"tag", "v1.0"});
+  write_text_file(repo / "message.txt", "later\n");
+  git({"commit", "--quiet", "-am", "second"});
+  std::string recipe = greeting_recipe;
+  recipe.replace(recipe.find("  path: project\n"), 16,
+                 "  git: " + repo.string() + "\n  tag: v1.0\n  depth: 1\n");
+  const std::string last_line = "    - echo \"greeting script done\"";
+  recipe.replace(recipe.find(last_line), last_line.size(),
+                 "    - git describe --tags > \"$PREFIX/share/greeting/describe.txt\"");
+  const auto result = build(write_recipe("greeting", recipe), {"--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  const fs::path package = gpuenv::testing::parse_json(result)["packages"][0]["package"].get<std::string>();
+  const auto extracted = machine / "extracted";
+  gpuenv::package::extract_package(package, extracted);
+  EXPECT_EQ(read_file(extracted / "share/greeting/message.txt"), "from git\n");
+  EXPECT_EQ(read_file(extracted / "share/greeting/describe.txt"), "v1.0\n");
 }
 
 TEST_F(BuildCli, WrongSha256FailsNamingBothDigestsAndLeavesNoPackage) {

@@ -40,7 +40,6 @@ std::vector<std::string> git_environment(bool lfs) {
 
 struct Git {
   std::vector<std::string> environment;
-  const SourceSettings& settings;
 
   ProcessResult run(std::vector<std::string> arguments, const fs::path& directory = {}) const {
     ProcessRequest request;
@@ -177,7 +176,7 @@ std::expected<void, BuildError> checkout_git_source(const recipe::Source& source
   }
   auto location = repository_location(source, settings);
   if (!location) return std::unexpected(location.error());
-  const Git git{git_environment(source.lfs), settings};
+  const Git git{git_environment(source.lfs)};
   auto mirror = update_mirror(git, *location, source, settings);
   if (!mirror) return std::unexpected(mirror.error());
   auto commit = resolve_commit(git, *mirror, source);

@@ -167,7 +167,11 @@ TEST_F(BuildCli, BuildingTwiceGivesIdenticalBytes) {
 
 TEST_F(BuildCli, TarBz2PackageFormatInstallsIsReproducibleAndIsIndexed) {
   write_text_file(machine / "greeting/project/message.txt", "hello\n");
-  const auto recipe = write_recipe("greeting", greeting_recipe);
+  std::string text = greeting_recipe;
+  const std::string last_line = "    - echo \"greeting script done\"";
+  // bin/ sorts before info/.
+  text.replace(text.find(last_line), last_line.size(), "    - mkdir -p \"$PREFIX/bin\" && echo greet > \"$PREFIX/bin/greet\"");
+  const auto recipe = write_recipe("greeting", text);
   const auto first = build(recipe, {"--json", "--package-format", "tar-bz2"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const fs::path package = gpuenv::testing::parse_json(first)["packages"][0]["package"].get<std::string>();
@@ -175,6 +179,12 @@ TEST_F(BuildCli, TarBz2PackageFormatInstallsIsReproducibleAndIsIndexed) {
   EXPECT_EQ(packages_in_output(), 0u) << "no .conda next to the .tar.bz2";
   const auto bytes = read_file(package);
   EXPECT_EQ(bytes.substr(0, 3), "BZh");
+  // info/ first, as rattler-build and conda-package-handling write it: a
+  // reader that wants only the metadata stops early.
+  const auto listing = gpuenv::testing::run_program("tar", {"-tjf", package.string()});
+  ASSERT_EQ(listing.exit_code, 0) << listing.err;
+  EXPECT_TRUE(listing.out.starts_with("info/")) << listing.out;
+  EXPECT_EQ(listing.out.find("\ninfo/", listing.out.find("bin/greet")), std::string::npos) << listing.out;
   const auto second = build(recipe, {"--json", "--package-format", "tar-bz2:9"});
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_TRUE(read_file(package) == bytes) << "two .tar.bz2 builds of the same recipe differ";

@@ -154,8 +154,18 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
   members.push_back(text_member("info/hash_input.json", variant.hash_input, mtime));
   members.push_back(text_member("info/recipe/recipe.yaml", output.recipe_text, mtime));
   members.push_back(text_member("info/recipe/variant_config.yaml", variant_yaml(variant.variant), mtime));
-  std::sort(members.begin(), members.end(),
-            [](const package::PackageMember& a, const package::PackageMember& b) { return a.path < b.path; });
+  // Sorted; in a .tar.bz2 info/ comes first, as rattler-build and
+  // conda-package-handling write it, so a reader of the metadata stops early.
+  const bool info_first = output.format.archive == package::ArchiveFormat::tar_bz2;
+  using package::PackageMember;
+  std::sort(members.begin(), members.end(), [info_first](const PackageMember& a, const PackageMember& b) {
+    if (info_first) {
+      const bool a_info = a.path.starts_with("info/");
+      const bool b_info = b.path.starts_with("info/");
+      if (a_info != b_info) return a_info;
+    }
+    return a.path < b.path;
+  });
 
   const auto target = output_dir / output.subdir / package_file_name(variant, output.format.archive);
   std::error_code error;

@@ -1,13 +1,14 @@
-// The .conda (or .tar.bz2, on request) of one built variant: the new prefix files under their paths,
-// and info/ -- index.json, paths.json, files, about.json, run_exports.json
+// The .conda (or .tar.bz2, on request) of one built variant: the new
+// prefix files under their paths, and info/ -- index.json, paths.json, files, about.json, run_exports.json
 // (the recipe's own), hash_input.json, recipe/recipe.yaml (the recipe as
 // given) and recipe/variant_config.yaml (the variant, as rattler-build
 // names it) -- written to
-// <output_dir>/<subdir>/<name>-<version>-<build>.conda.
+// <output_dir>/<subdir>/<name>-<version>-<build>.conda (or .tar.bz2).
 //
 // Reproducible: every member has the same modification time (`timestamp`,
-// which is also index.json's), members are sorted, owners are root and the
-// zstd level is fixed, so the same inputs give the same bytes.
+// which is also index.json's), members are sorted (in a .tar.bz2 info/
+// first), owners are root and the compression level is fixed, so the same
+// inputs give the same bytes.
 #pragma once
 
 #include <cstdint>

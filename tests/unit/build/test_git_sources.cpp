@@ -169,8 +169,10 @@ TEST_F(GitSources, MissingRevisionFailsNamingIt) {
 
 TEST_F(GitSources, HostileUrlsAndRefsAreRefusedBeforeGitRuns) {
   const auto marker = dir / "pwned";
-  for (const std::string& url : std::vector<std::string>{"--upload-pack=touch " + marker.string(), "ext::sh -c touch% " + marker.string(),
-                                "fd::17", "gopher://example.org/repo"}) {
+  const std::vector<std::string> urls = {"--upload-pack=touch " + marker.string(),
+                                         "ext::sh -c touch% " + marker.string(), "fd::17",
+                                         "gopher://example.org/repo"};
+  for (const auto& url : urls) {
     auto source = git_source();
     source.git = url;
     const auto fetched = fetch_sources({source}, src(), settings());

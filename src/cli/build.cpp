@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "command.hpp"
 #include "error_output.hpp"
 #include "gpuenv/build/build_recipe.hpp"
+#include "gpuenv/build/package_format.hpp"
 #include "gpuenv/specs/platform.hpp"
 #include "terminal_reporter.hpp"
 
@@ -31,6 +33,9 @@ struct BuildArguments {
   std::vector<std::string> variant_files;
   std::string target_platform;
   ChannelArguments channels;
+  std::string package_format;
+  std::optional<std::string> source;
+  std::optional<std::string> source_version;
   bool json = false;
 };
 
@@ -86,6 +91,14 @@ int run_build(const BuildArguments& arguments) {
     return report_usage_error("--target-platform " + target_platform + " is not a conda platform (linux-64, "
                               "linux-aarch64, osx-arm64, win-64, ...)", arguments.json);
   }
+  std::optional<build::PackageFormat> package_format;
+  if (!arguments.package_format.empty()) {
+    auto parsed = build::parse_package_format(arguments.package_format);
+    if (!parsed) return report_usage_error(parsed.error().message, arguments.json);
+    package_format = *parsed;
+  }
+  auto source_override = build::make_source_override(arguments.source, arguments.source_version);
+  if (!source_override) return report_usage_error(source_override.error().message, arguments.json);
   CliBuildObserver observer(arguments.json);
   json built = json::array();
   for (const auto& argument : arguments.recipes) {
@@ -99,6 +112,8 @@ int run_build(const BuildArguments& arguments) {
     request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
     request.settings = &*settings;
     request.timestamp = build::reproducible_timestamp(env, recipe_file);
+    request.package_format = package_format;
+    request.source_override = *source_override;
     const auto result = build::build_recipe(recipe_file, request, observer);
     for (const auto& each : result.built) {
       const auto& package = each.package;
@@ -144,6 +159,12 @@ void add_build_command(CLI::App& app, Runner& run) {
                   "A channel for the build and host environments (repeatable; before the configured ones)");
   sub->add_flag("--override-channels", arguments->channels.override_channels,
                 "Use only the -c channels, not the configured ones");
+  sub->add_option("--package-format", arguments->package_format,
+                  "conda (default) or tar-bz2, optionally with a compression level: conda:22, tar-bz2:9");
+  sub->add_option("--source", arguments->source,
+                  "Build from this directory or archive instead of the recipe's sources (recorded in about.json)");
+  sub->add_option("--source-version", arguments->source_version,
+                  "Build under this version instead of the recipe's (recorded in about.json)");
   sub->add_flag("--json", arguments->json, "Print JSON (steps and script output only in the log)");
   sub->callback([&run, arguments] { run = [arguments] { return run_build(*arguments); }; });
 }

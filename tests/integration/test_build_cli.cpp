@@ -1,7 +1,8 @@
 // `gpuenv build` end to end, as a user runs it: a noarch: generic recipe
 // whose script writes a file holding $PREFIX builds, and the .conda installs
 // with `gpuenv create` from an @EXPLICIT file naming it by file:// URL (no
-// channel index), the placeholder replaced; a C library built with the
+// channel index), the placeholder replaced; git sources, --source,
+// --source-version and --package-format tar-bz2; a C library built with the
 // machine's gcc links and runs; two builds give the same bytes; a wrong
 // sha256, a hostile source archive and a failing script each fail clearly
 // and leave no package behind. No network: file:// URLs and local channels.
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/package/extract.hpp"
 #include "gpuenv/package/hashing.hpp"
 #include "gpuenv/package/package_writer.hpp"
 #include "solve_cli_fixture.hpp"
@@ -161,6 +163,134 @@ TEST_F(BuildCli, BuildingTwiceGivesIdenticalBytes) {
   const auto second = build(recipe, {"--json"});
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_TRUE(read_file(package) == bytes) << "two builds of the same recipe differ";
+}
+
+TEST_F(BuildCli, TarBz2PackageFormatInstallsIsReproducibleAndIsIndexed) {
+  write_text_file(machine / "greeting/project/message.txt", "hello\n");
+  std::string text = greeting_recipe;
+  const std::string last_line = "    - echo \"greeting script done\"";
+  // bin/ sorts before info/.
+  text.replace(text.find(last_line), last_line.size(), "    - mkdir -p \"$PREFIX/bin\" && echo greet > \"$PREFIX/bin/greet\"");
+  const auto recipe = write_recipe("greeting", text);
+  const auto first = build(recipe, {"--json", "--package-format", "tar-bz2"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const fs::path package = gpuenv::testing::parse_json(first)["packages"][0]["package"].get<std::string>();
+  ASSERT_TRUE(package.string().ends_with(".tar.bz2")) << package;
+  EXPECT_EQ(packages_in_output(), 0u) << "no .conda next to the .tar.bz2";
+  const auto bytes = read_file(package);
+  EXPECT_EQ(bytes.substr(0, 3), "BZh");
+  // info/ first, as rattler-build and conda-package-handling write it: a
+  // reader that wants only the metadata stops early.
+  const auto listing = gpuenv::testing::run_program("tar", {"-tjf", package.string()});
+  ASSERT_EQ(listing.exit_code, 0) << listing.err;
+  EXPECT_TRUE(listing.out.starts_with("info/")) << listing.out;
+  EXPECT_EQ(listing.out.find("\ninfo/", listing.out.find("bin/greet")), std::string::npos) << listing.out;
+  const auto second = build(recipe, {"--json", "--package-format", "tar-bz2:9"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_TRUE(read_file(package) == bytes) << "two .tar.bz2 builds of the same recipe differ";
+
+  const auto repodata = nlohmann::json::parse(read_file(output() / "noarch/repodata.json"));
+  EXPECT_TRUE(repodata["packages"].contains(package.filename().string())) << repodata.dump(2);
+  EXPECT_TRUE(repodata["packages.conda"].empty()) << repodata.dump(2);
+
+  const auto prefix = machine / "env";
+  const auto created = run_gpuenv(
+      {"create", "-y", "-p", prefix.string(), "--override-channels", "-c", output().string(), "greeting"},
+      machine.env());
+  ASSERT_EQ(created.exit_code, 0) << created.err << created.out;
+  EXPECT_EQ(read_file(prefix / "share/greeting/message.txt"), "hello\n");
+  EXPECT_EQ(read_file(prefix / "share/greeting/where.txt"), "prefix=" + prefix.string() + "\n");
+}
+
+TEST_F(BuildCli, MalformedPackageFormatIsAUsageError) {
+  write_text_file(machine / "greeting/project/message.txt", "hello\n");
+  const auto result = build(write_recipe("greeting", greeting_recipe), {"--package-format", "tar-bz2:12"});
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("tar-bz2:12"), std::string::npos) << result.err;
+}
+
+TEST_F(BuildCli, SourceOptionBuildsFromALocalArchiveInsteadOfAnUnreachableUrl) {
+  write_text_file(machine / "tree/greeting-2.0rc1/message.txt", "release candidate\n");
+  const auto tarball = machine / "greeting-2.0rc1.tar.xz";
+  ASSERT_EQ(gpuenv::testing::run_program("tar", {"-cJf", tarball.string(), "-C", (machine / "tree").string(),
+                                                 "greeting-2.0rc1"})
+                .exit_code,
+            0);
+  std::string recipe = greeting_recipe;
+  // Port 9 on loopback (discard) refuses: the recipe's url cannot be fetched.
+  recipe.replace(recipe.find("  path: project\n"), 16,
+                 "  url: http://127.0.0.1:9/greeting-1.0.tar.gz\n  sha256: " + std::string(64, '0') +
+                     "\n  patches:\n    - missing.patch\n");
+  const std::string version_line = "    - echo \"greeting script done\"";
+  recipe.replace(recipe.find(version_line), version_line.size(),
+                 "    - echo \"$PKG_VERSION\" > \"$PREFIX/share/greeting/version.txt\"");
+  const auto dir = write_recipe("greeting", recipe);
+  const auto unreachable = build(dir);
+  ASSERT_NE(unreachable.exit_code, 0) << "the url must be unreachable for this test to mean anything";
+
+  const auto result = build(dir, {"--json", "--source", tarball.string(), "--source-version", "2.0rc1"});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  const auto document = gpuenv::testing::parse_json(result);
+  const fs::path package = document["packages"][0]["package"].get<std::string>();
+  EXPECT_TRUE(package.filename().string().starts_with("greeting-2.0rc1-")) << package;
+  EXPECT_EQ(document["packages"][0]["version"], "2.0rc1");
+  const auto extracted = machine / "extracted";
+  gpuenv::package::extract_package(package, extracted);
+  EXPECT_EQ(read_file(extracted / "share/greeting/message.txt"), "release candidate\n");
+  EXPECT_EQ(read_file(extracted / "share/greeting/version.txt"), "2.0rc1\n");
+  const auto index = nlohmann::json::parse(read_file(extracted / "info/index.json"));
+  EXPECT_EQ(index["version"], "2.0rc1");
+  const auto about = nlohmann::json::parse(read_file(extracted / "info/about.json"));
+  const auto& recorded = about["extra"]["gpuenv_source_override"];
+  EXPECT_EQ(recorded["source"], tarball.string()) << about.dump(2);
+  EXPECT_EQ(recorded["version"], "2.0rc1");
+  EXPECT_EQ(recorded["recipe_version"], "1.0");
+}
+
+TEST_F(BuildCli, SourceOptionRefusesWhatIsNeitherADirectoryNorAnArchive) {
+  write_text_file(machine / "greeting/project/message.txt", "hello\n");
+  const auto dir = write_recipe("greeting", greeting_recipe);
+  write_text_file(machine / "notes.txt", "not an archive\n");
+  for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--source", (machine / "missing").string()},
+           {"--source", (machine / "notes.txt").string()},
+           {"--source-version", "1.0-1"}}) {
+    const auto result = build(dir, {option, value});
+    EXPECT_EQ(result.exit_code, 2) << option << " " << value << ": " << result.err;
+    EXPECT_NE(result.err.find(value), std::string::npos) << result.err;
+  }
+  EXPECT_EQ(packages_in_output(), 0u);
+}
+
+TEST_F(BuildCli, GitSourceByTagBuildsWithGitDescribeInTheScript) {
+  const auto repo = machine / "upstream";
+  const auto git = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"-c", "user.name=Test", "-c", "user.email=test@example.org", "-c",
+                               "commit.gpgsign=false", "-C", repo.string()});
+    const auto result = gpuenv::testing::run_program("git", args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+  };
+  std::filesystem::create_directories(repo);
+  git({"init", "--quiet", "-b", "main"});
+  write_text_file(repo / "message.txt", "from git\n");
+  git({"add", "message.txt"});
+  git({"commit", "--quiet", "-m", "first"});
+  git({"tag", "v1.0"});
+  write_text_file(repo / "message.txt", "later\n");
+  git({"commit", "--quiet", "-am", "second"});
+  std::string recipe = greeting_recipe;
+  recipe.replace(recipe.find("  path: project\n"), 16,
+                 "  git: " + repo.string() + "\n  tag: v1.0\n  depth: 1\n");
+  const std::string last_line = "    - echo \"greeting script done\"";
+  recipe.replace(recipe.find(last_line), last_line.size(),
+                 "    - git describe --tags > \"$PREFIX/share/greeting/describe.txt\"");
+  const auto result = build(write_recipe("greeting", recipe), {"--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  const fs::path package = gpuenv::testing::parse_json(result)["packages"][0]["package"].get<std::string>();
+  const auto extracted = machine / "extracted";
+  gpuenv::package::extract_package(package, extracted);
+  EXPECT_EQ(read_file(extracted / "share/greeting/message.txt"), "from git\n");
+  EXPECT_EQ(read_file(extracted / "share/greeting/describe.txt"), "v1.0\n");
 }
 
 TEST_F(BuildCli, WrongSha256FailsNamingBothDigestsAndLeavesNoPackage) {

@@ -32,8 +32,13 @@ RecipeBuildResult build_recipe(const std::filesystem::path& recipe_file, const R
   build.timestamp = request.timestamp != 0
                         ? request.timestamp
                         : reproducible_timestamp(util::fixed_environment(request.render.environment), recipe_file);
-  for (const auto& variant : rendered->variants) {
+  build.package_format = request.package_format;
+  for (auto& variant : rendered->variants) {
     if (variant.recipe.build.skip) continue;
+    if (!request.source_override.empty()) {
+      build.source_override_json = source_override_json(request.source_override, variant.recipe.version);
+      apply_source_override(request.source_override, variant);
+    }
     auto package = build_variant(variant, build, observer);
     if (!package) {
       result.error = std::move(package.error());

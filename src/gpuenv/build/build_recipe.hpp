@@ -14,6 +14,7 @@
 
 #include "gpuenv/build/build_error.hpp"
 #include "gpuenv/build/build_variant.hpp"
+#include "gpuenv/build/source_override.hpp"
 #include "gpuenv/recipe/render.hpp"
 
 namespace gpuenv::build {
@@ -24,6 +25,8 @@ struct RecipeBuildRequest {
   const environment::Settings* settings = nullptr;
   // reproducible_timestamp(); 0: the recipe file's modification time.
   std::int64_t timestamp = 0;
+  std::optional<PackageFormat> package_format;  // absent: .conda
+  SourceOverride source_override;               // --source, --source-version
 };
 
 struct BuiltVariant {

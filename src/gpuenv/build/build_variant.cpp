@@ -203,7 +203,8 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
 
   const std::string stem = variant.output_name + "-" + variant.output_version + "-" + variant.build_string;
   const auto output_dir = request.output_dir;
-  const auto package_path = output_dir / subdir / package_file_name(variant);
+  const auto format = request.package_format.value_or(PackageFormat{package::ArchiveFormat::conda, request.zstd_level});
+  const auto package_path = output_dir / subdir / package_file_name(variant, format.archive);
   const auto work_dir = output_dir / "bld" / stem;
   const auto src_dir = work_dir / "work";
   const auto build_prefix = work_dir / "build_env";
@@ -304,9 +305,10 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   output.subdir = subdir;
   output.recipe_text = request.recipe_text;
   output.timestamp = request.timestamp;
-  output.zstd_level = request.zstd_level;
   output.src_dir = src_dir;
   output.recipe_dir = request.recipe_file.parent_path();
+  output.format = format;
+  output.source_override_json = request.source_override_json;
   auto written = write_package_output(output, *files, output_dir);
   if (!written) return std::unexpected(written.error());
   built.package = *written;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "gpuenv/build/build_error.hpp"
+#include "gpuenv/build/package_format.hpp"
 #include "gpuenv/environment/reporter.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "gpuenv/recipe/variants.hpp"
@@ -45,6 +46,10 @@ struct BuildRequest {
   // set, else the recipe file's modification time (same inputs, same bytes).
   std::int64_t timestamp = 0;
   int zstd_level = 19;
+  // --package-format; absent: .conda at zstd_level.
+  std::optional<PackageFormat> package_format;
+  // about.json's extra.gpuenv_source_override (source_override.hpp); empty: none.
+  std::string source_override_json;
 };
 
 struct BuiltPackage {

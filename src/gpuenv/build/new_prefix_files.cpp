@@ -89,6 +89,16 @@ std::expected<std::vector<NewPrefixFile>, BuildError> new_prefix_files(const fs:
       std::error_code error;
       file.link_target = fs::read_symlink(file.source, error).string();
       file.entry.path_type = package::PathType::softlink;
+      // As conda-build and rattler-build record a link: its own size, and
+      // the digest of the file it reaches inside the prefix.
+      file.entry.size_in_bytes = static_cast<std::uint64_t>(info.st_size);
+      const auto reached = fs::weakly_canonical(file.source, error);
+      const auto root = fs::weakly_canonical(prefix, error);
+      const auto inside = reached.lexically_relative(root);
+      if (!error && fs::is_regular_file(reached, error) && !inside.empty() && *inside.begin() != "..") {
+        auto facts = read_facts(reached, prefix_text);
+        if (facts) file.entry.sha256 = facts->sha256;
+      }
       files.push_back(std::move(file));
       continue;
     }

@@ -87,8 +87,9 @@ package::PackageMember text_member(std::string path, std::string content, std::i
 
 }  // namespace
 
-std::string package_file_name(const recipe::RenderedVariant& variant) {
-  return variant.output_name + "-" + variant.output_version + "-" + variant.build_string + ".conda";
+std::string package_file_name(const recipe::RenderedVariant& variant, package::ArchiveFormat format) {
+  return variant.output_name + "-" + variant.output_version + "-" + variant.build_string +
+         std::string(package::extension_of(format));
 }
 
 std::string index_json_text(const PackageOutput& output) {
@@ -143,7 +144,11 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
   members.push_back(text_member("info/index.json", index_json_text(output), mtime));
   members.push_back(text_member("info/paths.json", package::paths_json_text(paths), mtime));
   members.push_back(text_member("info/files", file_list, mtime));
-  members.push_back(text_member("info/about.json", about_json(about_of(variant)).dump(2), mtime));
+  auto about = about_json(about_of(variant));
+  if (!output.source_override_json.empty()) {
+    about["extra"]["gpuenv_source_override"] = json::parse(output.source_override_json);
+  }
+  members.push_back(text_member("info/about.json", about.dump(2), mtime));
   if (!requirements.run_exports.empty()) {
     members.push_back(text_member("info/run_exports.json", run_exports_json(requirements.run_exports).dump(2), mtime));
   }
@@ -160,10 +165,20 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
   members.push_back(text_member("info/hash_input.json", variant.hash_input, mtime));
   members.push_back(text_member("info/recipe/recipe.yaml", output.recipe_text, mtime));
   members.push_back(text_member("info/recipe/variant_config.yaml", variant_yaml(variant.variant), mtime));
-  std::sort(members.begin(), members.end(),
-            [](const package::PackageMember& a, const package::PackageMember& b) { return a.path < b.path; });
+  // Sorted; in a .tar.bz2 info/ comes first, as rattler-build and
+  // conda-package-handling write it, so a reader of the metadata stops early.
+  const bool info_first = output.format.archive == package::ArchiveFormat::tar_bz2;
+  using package::PackageMember;
+  std::sort(members.begin(), members.end(), [info_first](const PackageMember& a, const PackageMember& b) {
+    if (info_first) {
+      const bool a_info = a.path.starts_with("info/");
+      const bool b_info = b.path.starts_with("info/");
+      if (a_info != b_info) return a_info;
+    }
+    return a.path < b.path;
+  });
 
-  const auto target = output_dir / output.subdir / package_file_name(variant);
+  const auto target = output_dir / output.subdir / package_file_name(variant, output.format.archive);
   std::error_code error;
   fs::create_directories(target.parent_path(), error);
   if (error) {
@@ -171,7 +186,7 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
                                       "cannot create " + target.parent_path().string() + ": " + error.message()});
   }
   try {
-    package::write_package_members(target, members, {.compression_level = output.zstd_level});
+    package::write_package_members(target, members, {.compression_level = output.format.compression_level});
   } catch (const package::PackageError& failure) {
     return std::unexpected(BuildError{BuildErrorKind::packaging, failure.what()});
   }

@@ -1,13 +1,14 @@
-// The .conda of one built variant: the new prefix files under their paths,
-// and info/ -- index.json, paths.json, files, about.json, run_exports.json
+// The .conda (or .tar.bz2, on request) of one built variant: the new
+// prefix files under their paths, and info/ -- index.json, paths.json, files, about.json, run_exports.json
 // (the recipe's own), licenses/ (about.license_file), hash_input.json, recipe/recipe.yaml (the recipe as
 // given) and recipe/variant_config.yaml (the variant, as rattler-build
 // names it) -- written to
-// <output_dir>/<subdir>/<name>-<version>-<build>.conda.
+// <output_dir>/<subdir>/<name>-<version>-<build>.conda (or .tar.bz2).
 //
 // Reproducible: every member has the same modification time (`timestamp`,
-// which is also index.json's), members are sorted, owners are root and the
-// zstd level is fixed, so the same inputs give the same bytes.
+// which is also index.json's), members are sorted (in a .tar.bz2 info/
+// first), owners are root and the compression level is fixed, so the same
+// inputs give the same bytes.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 
 #include "gpuenv/build/build_error.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
+#include "gpuenv/build/package_format.hpp"
 #include "gpuenv/recipe/variants.hpp"
 
 namespace gpuenv::build {
@@ -27,7 +29,8 @@ struct PackageOutput {
   std::string subdir;           // "noarch" or the target platform
   std::string recipe_text;      // recipe.yaml as given
   std::int64_t timestamp = 0;   // seconds since the epoch
-  int zstd_level = 19;          // conda-build's and rattler-build's release level
+  std::string source_override_json;  // about.json extra.gpuenv_source_override; empty: none
+  PackageFormat format;         // .conda at zstd 19 (the release level) unless asked
   // Where about.license_file entries are looked up (license_files.hpp).
   std::filesystem::path src_dir, recipe_dir;
 };
@@ -35,8 +38,9 @@ struct PackageOutput {
 // index.json's text (sorted keys, as conda-build writes it).
 std::string index_json_text(const PackageOutput& output);
 
-// The file name: <name>-<version>-<build>.conda.
-std::string package_file_name(const recipe::RenderedVariant& variant);
+// The file name: <name>-<version>-<build>.conda (or .tar.bz2).
+std::string package_file_name(const recipe::RenderedVariant& variant,
+                              package::ArchiveFormat format = package::ArchiveFormat::conda);
 
 // Writes the package and returns its path. The file appears only once
 // complete; an existing one is replaced.

@@ -6,6 +6,7 @@
 #include <string>
 #include <system_error>
 
+#include "gpuenv/build/git_source.hpp"
 #include "gpuenv/build/process_runner.hpp"
 #include "gpuenv/net/file_url.hpp"
 #include "gpuenv/package/downloader.hpp"
@@ -249,11 +250,16 @@ std::expected<void, BuildError> fetch_one(const recipe::Source& source, const fs
   std::error_code ignored;
   fs::create_directories(destination, ignored);
   switch (source.kind) {
-    case recipe::Source::Kind::git:
-      return std::unexpected(BuildError{BuildErrorKind::unsupported,
-                                        "git source " + source.git +
-                                            " is not supported yet by gpuenv build: use a url source "
-                                            "(a release archive with its sha256) or a path source"});
+    case recipe::Source::Kind::git: {
+      // Checked out beside SRC_DIR, then moved in: git wants an empty
+      // directory and SRC_DIR may already hold an earlier source.
+      fs::remove_all(scratch, ignored);
+      auto checked_out = checkout_git_source(source, scratch, settings);
+      if (checked_out) checked_out = merge_into(scratch, destination);
+      fs::remove_all(scratch, ignored);
+      if (!checked_out) return checked_out;
+      break;
+    }
     case recipe::Source::Kind::url: {
       auto file = cached_url_source(source, settings);
       if (!file) return std::unexpected(file.error());

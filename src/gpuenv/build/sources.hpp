@@ -8,9 +8,10 @@
 //         file_name the file is copied under that name, never extracted.
 //   path  relative to the recipe: a directory is copied, a local archive
 //         extracted like a url's, another file copied.
+//   git   cloned into a cache mirror, the asked revision checked out with
+//         its .git (git_source.hpp).
 // Then target_directory (inside SRC_DIR) and the patches (`patch -p1`, in
 // the order written; one that does not apply fails the build, named).
-// git sources are not fetched yet: refused with an error that says so.
 #pragma once
 
 #include <cstdint>

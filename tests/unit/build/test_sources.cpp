@@ -250,13 +250,4 @@ TEST_F(Sources, PatchesApplyOrNameTheOneThatDoesNot) {
       << failed.error().message;
 }
 
-TEST_F(Sources, GitIsReportedAsNotSupportedYet) {
-  Source source;
-  source.kind = Source::Kind::git;
-  source.git = "https://example.invalid/repo.git";
-  const auto fetched = fetch_sources({source}, src(), settings());
-  ASSERT_FALSE(fetched);
-  EXPECT_EQ(fetched.error().kind, BuildErrorKind::unsupported);
-}
-
 }  // namespace

@@ -16,6 +16,7 @@ packages=(
   googletest libgtest-dev libgmock-dev python3 python3-venv zstd liblz4-dev
   openssl  # the CLI: the HTTPS tests make their own CA and certificates
   patch    # gpuenv build applies a recipe's source patches with `patch -p1`
+  patchelf # gpuenv build rewrites the rpaths of a package's ELF files (docs/decisions/0002)
 )
 test_tools_dir="$deps_dir/test-tools"
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <thread>
 
 #include "gpuenv/build/new_prefix_files.hpp"
 #include "gpuenv/build/process_runner.hpp"
@@ -12,6 +14,7 @@
 #include "gpuenv/cuda_binary/dynamic_linking.hpp"
 #include "gpuenv/prefix/prefix_record.hpp"
 #include "gpuenv/specs/match_spec.hpp"
+#include "gpuenv/util/thread_pool.hpp"
 
 namespace gpuenv::build {
 
@@ -43,7 +46,8 @@ bool links_prefix_libraries(const fs::path& prefix, const std::vector<std::strin
 
 // patchelf, with the file made writable for it and its mode put back.
 std::expected<void, BuildError> run_patchelf(const std::string& patchelf, const fs::path& file,
-                                             std::vector<std::string> arguments) {
+                                             const std::vector<std::string>& arguments,
+                                             const std::vector<std::string>& environment) {
   struct stat info {};
   if (::stat(file.c_str(), &info) != 0) return linking_failure("cannot relocate " + file.string() + ": it vanished");
   const bool writable = (info.st_mode & S_IWUSR) != 0;
@@ -52,7 +56,7 @@ std::expected<void, BuildError> run_patchelf(const std::string& patchelf, const 
   request.argv = {patchelf};
   request.argv.insert(request.argv.end(), arguments.begin(), arguments.end());
   request.argv.push_back(file.string());
-  request.environment = current_environment();
+  request.environment = environment;
   request.working_directory = file.parent_path();
   request.on_output = [](std::string_view) {};
   const auto result = run_process(request);
@@ -73,8 +77,16 @@ struct ElfFile {
   cuda_binary::DynamicLinking linking;
 };
 
-std::expected<bool, BuildError> relocate(const ElfPostProcessRequest& request, const ElfFile& file,
-                                         const std::vector<std::string>& default_rpaths, std::string& patchelf) {
+// One patchelf run: which file, with which arguments, and the rewrite for the log.
+struct Relocation {
+  std::string path;
+  std::vector<std::string> arguments;
+  std::string from, to;
+};
+
+// The file's new search path; nothing when it stays as it is.
+std::optional<Relocation> plan_relocation(const ElfPostProcessRequest& request, const ElfFile& file,
+                                          const std::vector<std::string>& default_rpaths) {
   // The loader ignores DT_RPATH when DT_RUNPATH is there; keep the kind the
   // linker chose (DT_RPATH also serves the libraries the file loads).
   const bool uses_rpath = file.linking.runpath.empty() && !file.linking.rpath.empty();
@@ -91,28 +103,48 @@ std::expected<bool, BuildError> relocate(const ElfPostProcessRequest& request, c
                 " is outside the host prefix, dropped (keep it with dynamic_linking.rpath_allowlist)");
   }
   const auto wanted = rewrite.joined();
-  if (wanted == input.current) return false;
+  if (wanted == input.current) return std::nullopt;
+  Relocation relocation{file.path, {}, input.current, wanted};
+  if (wanted.empty()) {
+    relocation.arguments = {"--remove-rpath"};
+  } else {
+    if (uses_rpath) relocation.arguments.push_back("--force-rpath");
+    relocation.arguments.insert(relocation.arguments.end(), {"--set-rpath", wanted});
+  }
+  return relocation;
+}
+
+// One patchelf process per file, as many at once as the machine has
+// threads: each is a few milliseconds of process start, and the files are
+// independent, so the bytes do not depend on the order.
+std::expected<void, BuildError> run_relocations(const ElfPostProcessRequest& request,
+                                                const std::vector<Relocation>& relocations) {
+  if (relocations.empty()) return {};
+  const auto patchelf = find_on_path("patchelf", request.search_path);
   if (patchelf.empty()) {
-    patchelf = find_on_path("patchelf", request.search_path);
-    if (patchelf.empty()) {
-      return linking_failure("relocating " + file.path + " (rpath " + input.current + " -> " + wanted +
-                             ") needs patchelf, which is not on PATH: install it (Debian: apt-get install patchelf) "
-                             "or set build.dynamic_linking.binary_relocation: false");
+    const auto& first = relocations.front();
+    return linking_failure("relocating " + first.path + " (rpath " + first.from + " -> " + first.to +
+                           ") needs patchelf, which is not on PATH: install it (Debian: apt-get install patchelf) "
+                           "or set build.dynamic_linking.binary_relocation: false");
+  }
+  const auto environment = current_environment();
+  std::vector<std::expected<void, BuildError>> outcomes(relocations.size());
+  {
+    util::ThreadPool pool(std::min<std::size_t>(relocations.size(), std::max(1u, std::thread::hardware_concurrency())));
+    for (std::size_t index = 0; index < relocations.size(); ++index) {
+      pool.submit([&, index] {
+        outcomes[index] =
+            run_patchelf(patchelf, request.host_prefix / relocations[index].path, relocations[index].arguments, environment);
+      });
     }
   }
-  std::vector<std::string> arguments;
-  if (wanted.empty()) {
-    arguments = {"--remove-rpath"};
-  } else {
-    if (uses_rpath) arguments.push_back("--force-rpath");
-    arguments.insert(arguments.end(), {"--set-rpath", wanted});
+  for (std::size_t index = 0; index < relocations.size(); ++index) {
+    if (!outcomes[index]) return std::unexpected(outcomes[index].error());
+    const auto& relocation = relocations[index];
+    request.log("relocation: " + relocation.path + ": rpath " + (relocation.from.empty() ? "(none)" : relocation.from) +
+                " -> " + (relocation.to.empty() ? "(none)" : relocation.to));
   }
-  if (auto ran = run_patchelf(patchelf, request.host_prefix / file.path, arguments); !ran) {
-    return std::unexpected(ran.error());
-  }
-  request.log("relocation: " + file.path + ": rpath " + (input.current.empty() ? "(none)" : input.current) + " -> " +
-              (wanted.empty() ? "(none)" : wanted));
-  return true;
+  return {};
 }
 
 std::vector<HostPackageFiles> host_package_files(const fs::path& prefix,
@@ -178,13 +210,13 @@ std::expected<ElfPostProcessResult, BuildError> post_process_elf(const ElfPostPr
   result.elf_files = elf_files.size();
 
   const auto default_rpaths = effective_default_rpaths(request.settings.rpaths);
-  std::string patchelf;
+  std::vector<Relocation> relocations;
   for (const auto& file : elf_files) {
     if (!relocation_wanted(request.settings, file.path)) continue;
-    auto relocated = relocate(request, file, default_rpaths, patchelf);
-    if (!relocated) return std::unexpected(relocated.error());
-    result.relocated += *relocated ? 1 : 0;
+    if (auto planned = plan_relocation(request, file, default_rpaths)) relocations.push_back(std::move(*planned));
   }
+  if (auto relocated = run_relocations(request, relocations); !relocated) return std::unexpected(relocated.error());
+  result.relocated = relocations.size();
 
   for (auto& file : elf_files) {
     check.elf_files.push_back({file.path, file.linking.soname, std::move(file.linking.needed)});

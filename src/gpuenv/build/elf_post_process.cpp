@@ -226,16 +226,23 @@ std::expected<ElfPostProcessResult, BuildError> post_process_elf(const ElfPostPr
   check.missing_dso_allowlist = request.settings.missing_dso_allowlist;
   check.machine_compilers = request.machine_compilers;
   result.linking = check_linking(check);
+  // The error quotes the first problems; the log has them all.
+  constexpr std::size_t kQuotedProblems = 20;
   std::string errors;
+  std::size_t error_count = 0;
+  auto report = [&](const std::optional<std::string>& behaviour, const std::string& line) {
+    const bool fatal = behaviour == "error";
+    request.log((fatal ? "error: " : "warning: ") + line);
+    if (fatal && ++error_count <= kQuotedProblems) errors += "\n  " + line;
+  };
   for (const auto& overlink : result.linking.overlinks) {
-    const auto line = overlink_line(overlink);
-    request.log((request.settings.overlinking_behavior == "error" ? "error: " : "warning: ") + line);
-    if (request.settings.overlinking_behavior == "error") errors += "\n  " + line;
+    report(request.settings.overlinking_behavior, overlink_line(overlink));
   }
   for (const auto& overdepend : result.linking.overdepends) {
-    const auto line = overdepend_line(overdepend);
-    request.log((request.settings.overdepending_behavior == "error" ? "error: " : "warning: ") + line);
-    if (request.settings.overdepending_behavior == "error") errors += "\n  " + line;
+    report(request.settings.overdepending_behavior, overdepend_line(overdepend));
+  }
+  if (error_count > kQuotedProblems) {
+    errors += "\n  and " + std::to_string(error_count - kQuotedProblems) + " more (the build log lists them all)";
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   request.log("ELF files: " + std::to_string(result.elf_files) + ", relocated " + std::to_string(result.relocated) +

@@ -92,6 +92,34 @@ TEST_F(ElfPostProcess, WithoutPatchelfARewriteIsAnErrorThatSaysWhatToDo) {
   EXPECT_EQ(linking_of("bin/tool").runpath, "/build/machine/lib");
 }
 
+TEST_F(ElfPostProcess, AnOverlinkingErrorQuotesTheFirstProblemsAndTheLogHasAll) {
+  write_text_file(dir / "missing.c", "int missing(void) { return 0; }\n");
+  write_text_file(dir / "user.c", "int missing(void);\nint main(void) { return missing(); }\n");
+  const auto library = run_program("gcc", {"-shared", "-fPIC", "-o", (dir / "libmissing.so").string(),
+                                           (dir / "missing.c").string()});
+  ASSERT_EQ(library.exit_code, 0) << library.err;
+  const auto user = run_program("gcc", {"-o", (prefix / "bin/user0").string(), (dir / "user.c").string(),
+                                        "-L" + dir.path().string(), "-lmissing"});
+  ASSERT_EQ(user.exit_code, 0) << user.err;
+  for (int index = 1; index < 25; ++index) fs::copy_file(prefix / "bin/user0", prefix / ("bin/user" + std::to_string(index)));
+
+  request.settings.overlinking_behavior = "error";
+  const auto done = gpuenv::build::post_process_elf(request);
+  ASSERT_FALSE(done);
+  EXPECT_NE(done.error().message.find("bin/user0 links libmissing.so, which neither the package"), std::string::npos)
+      << done.error().message;
+  EXPECT_NE(done.error().message.find("and 5 more (the build log lists them all)"), std::string::npos)
+      << done.error().message;
+  std::size_t logged = 0;
+  for (auto at = log.find("error: overlinking"); at != std::string::npos; at = log.find("error: overlinking", at + 1)) {
+    ++logged;
+  }
+  EXPECT_EQ(logged, 25u);
+
+  request.settings.overlinking_behavior.reset();
+  EXPECT_TRUE(gpuenv::build::post_process_elf(request));
+}
+
 TEST_F(ElfPostProcess, RunRequirementNamesComeFromSpecsAndPins) {
   std::vector<gpuenv::recipe::Dependency> run(3);
   run[0].spec = "zlib >=1.3";

@@ -17,6 +17,7 @@ packages=(
   openssl  # the CLI: the HTTPS tests make their own CA and certificates
   patch    # gpuenv build applies a recipe's source patches with `patch -p1`
   git      # gpuenv build clones git sources (recipe `git:`)
+  patchelf # gpuenv build rewrites the rpaths of a package's ELF files (docs/decisions/0002)
 )
 test_tools_dir="$deps_dir/test-tools"
 

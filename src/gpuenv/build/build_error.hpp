@@ -13,6 +13,7 @@ enum class BuildErrorKind {
   unsupported,  // the recipe asks for something this builder does not do yet
   script,       // the build script failed
   packaging,    // the package could not be written, or the output directory indexed
+  linking,      // an ELF file could not be relocated, or overlinks/overdepends where the recipe makes that an error
   recipe,       // the recipe or a variant file cannot be read or rendered
   variant_override,  // a --variant KEY=VALUE is malformed (a usage mistake)
   option,       // another command-line value is malformed (--package-format, --source)

@@ -8,6 +8,7 @@
 
 #include "gpuenv/build/build_script.hpp"
 #include "gpuenv/build/compilers.hpp"
+#include "gpuenv/build/elf_post_process.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
 #include "gpuenv/build/package_output.hpp"
 #include "gpuenv/build/script_templates.hpp"
@@ -293,6 +294,19 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   const auto script_start = Clock::now();
   if (auto ran = run_build_script(*script, run); !ran) return std::unexpected(ran.error());
   built.script_seconds = seconds_since(script_start);
+
+  ElfPostProcessRequest elf;
+  elf.host_prefix = host_prefix;
+  elf.before = before;
+  elf.settings = build.dynamic_linking;
+  elf.run_requirements = requirement_names(requirements.run);
+  elf.machine_compilers = built.used_machine_compilers;
+  const char* search_path = std::getenv("PATH");
+  elf.search_path = search_path != nullptr ? search_path : "/usr/bin:/bin";
+  elf.log = [&log](const std::string& line) { log.line(line); };
+  auto elf_done = post_process_elf(elf);
+  if (!elf_done) return std::unexpected(elf_done.error());
+  built.elf_seconds = elf_done->seconds;
 
   auto files = new_prefix_files(host_prefix, before, build.prefix_detection);
   if (!files) return std::unexpected(files.error());

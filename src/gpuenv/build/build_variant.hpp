@@ -4,7 +4,8 @@
 //   into work/ (sources.hpp) ─► build and host environments created through
 //   environment::plan/apply, like `gpuenv create` (compilers.hpp: the
 //   machine's gcc/g++ when the channels have no compiler packages) ─► the
-//   script (build_script.hpp) ─► the files it added to the host prefix
+//   script (build_script.hpp) ─► its ELF files relocated and their linking
+//   checked (elf_post_process.hpp) ─► the files it added to the host prefix
 //   (new_prefix_files.hpp) ─► <output>/<subdir>/<name>-<version>-<build>.conda
 //   (package_output.hpp).
 // The log is <output>/bld/<name>-<version>-<build>.log. On failure no
@@ -60,6 +61,7 @@ struct BuiltPackage {
   bool used_machine_compilers = false;
   double seconds = 0;
   double script_seconds = 0;
+  double elf_seconds = 0;  // relocation and the linking check
 };
 
 std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVariant& variant,

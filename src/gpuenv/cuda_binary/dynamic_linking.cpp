@@ -17,6 +17,8 @@ constexpr std::uint32_t section_type_dynamic = 6;
 constexpr std::int64_t tag_null = 0;
 constexpr std::int64_t tag_needed = 1;
 constexpr std::int64_t tag_soname = 14;
+constexpr std::int64_t tag_rpath = 15;
+constexpr std::int64_t tag_runpath = 29;
 // A real library needs a few dozen; a hostile one does not get to allocate more.
 constexpr std::size_t max_needed = 4096;
 constexpr std::size_t max_name = 4096;
@@ -67,6 +69,7 @@ std::expected<DynamicLinking, ReadError> read_dynamic_linking(const std::string&
                      fmt::format("the dynamic string table (offset {:#x}, {} bytes) runs past the end of the file "
                                  "(truncated file?)",
                                  strings_offset, strings_size));
+    linking.dynamic = true;
     const auto strings = span.text(strings_offset, strings_size);
     auto name_at = [&](std::uint64_t at) -> std::expected<std::string, ReadError> {
       if (at >= strings.size())
@@ -79,11 +82,15 @@ std::expected<DynamicLinking, ReadError> read_dynamic_linking(const std::string&
       const auto tag = span.read<std::int64_t>(offset + at);
       const auto value = span.read<std::uint64_t>(offset + at + 8);
       if (tag == tag_null) break;
-      if (tag != tag_needed && tag != tag_soname) continue;
+      if (tag != tag_needed && tag != tag_soname && tag != tag_rpath && tag != tag_runpath) continue;
       auto name = name_at(value);
       if (!name) return std::unexpected(name.error());
       if (tag == tag_soname) {
         linking.soname = std::move(*name);
+      } else if (tag == tag_rpath) {
+        linking.rpath = std::move(*name);
+      } else if (tag == tag_runpath) {
+        linking.runpath = std::move(*name);
       } else if (linking.needed.size() >= max_needed) {
         return failure(ReadErrorKind::too_large, path, fmt::format("more than {} DT_NEEDED entries", max_needed));
       } else {

@@ -45,6 +45,30 @@ TEST(DynamicLinking, ReadsTheLibrarysOwnSoname) {
   EXPECT_EQ(linking->needed.size(), 3U);
 }
 
+TEST(DynamicLinking, ReadsRpathAndRunpathAndTellsADynamicFileFromAStaticOne) {
+  // The build's relocation reads them: DT_NEEDED's first two entries become
+  // DT_RUNPATH and DT_RPATH, their strings unchanged.
+  auto bytes = committed_bytes("libadd_sm80.so");
+  const auto dynamic = 0x3dd8;
+  for (const auto& [index, tag] : {std::pair{0, std::int64_t{29}}, std::pair{1, std::int64_t{15}}}) {
+    std::memcpy(bytes.data() + dynamic + index * 16, &tag, sizeof tag);
+  }
+  gpuenv::testing::TempDirectory directory;
+  gpuenv::testing::write_text_file(directory.path() / "libpaths.so", bytes);
+  const auto linking = read_dynamic_linking((directory.path() / "libpaths.so").string());
+  ASSERT_TRUE(linking) << linking.error().message;
+  EXPECT_TRUE(linking->dynamic);
+  EXPECT_EQ(linking->runpath, "libcudart.so.13");
+  EXPECT_EQ(linking->rpath, "libstdc++.so.6");
+  EXPECT_EQ(linking->needed.size(), 2U);
+
+  const auto plain = read_dynamic_linking(committed_binary("libadd_sm80.so"));
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(plain->dynamic);
+  EXPECT_EQ(plain->rpath, "");
+  EXPECT_EQ(plain->runpath, "");
+}
+
 TEST(DynamicLinking, NotElfIsNotABinary) {
   const auto linking = read_dynamic_linking(committed_binary("compute_86.ptx"));
   ASSERT_FALSE(linking);

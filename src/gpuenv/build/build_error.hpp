@@ -13,6 +13,7 @@ enum class BuildErrorKind {
   unsupported,  // the recipe asks for something this builder does not do yet
   script,       // the build script failed
   packaging,    // the package could not be written, or the output directory indexed
+  cuda_check,   // the package's device code lacks an architecture the variant asked for
   recipe,       // the recipe or a variant file cannot be read or rendered
   variant_override,  // a --variant KEY=VALUE is malformed (a usage mistake)
 };

@@ -154,9 +154,7 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
     const auto language = compiler.language;
     const std::string machine = language == CompilerLanguage::c     ? (*compilers)["CC"]
                                 : language == CompilerLanguage::cxx ? (*compilers)["CXX"]
-                                                                    : cuda->machine_toolkit->nvcc.string() +
-                                                                          " (CUDA " + cuda->machine_toolkit->version +
-                                                                          ", __cuda_compiler to the solver)";
+                                                                    : machine_toolkit_description(*cuda);
     log.line("compiler: the channels do not provide " + compiler.spec + "; using this machine's " + machine);
   }
   for (const auto& [name, value] : *compilers) variables[name] = value;
@@ -298,8 +296,10 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   auto files = new_prefix_files(host_prefix, before, build.prefix_detection);
   if (!files) return std::unexpected(files.error());
   if (*cuda) {
-    auto checked = check_cuda_package(**cuda, *files, variant.recipe.extra, [&log](const std::string& line) { log.line(line); });
-    if (!checked) return std::unexpected(checked.error());
+    const auto log_line = [&log](const std::string& line) { log.line(line); };
+    if (auto checked = check_cuda_package(**cuda, *files, variant.recipe.extra, log_line); !checked) {
+      return std::unexpected(checked.error());
+    }
   }
   built.files = files->size();
   for (const auto& file : *files) built.prefix_files += file.entry.has_prefix() ? 1 : 0;

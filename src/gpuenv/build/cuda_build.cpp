@@ -64,6 +64,12 @@ std::expected<void, BuildError> use_machine_cuda_toolkit(CudaBuild& cuda, const 
   return {};
 }
 
+std::string machine_toolkit_description(const CudaBuild& cuda) {
+  if (!cuda.machine_toolkit) return "nvcc";
+  return cuda.machine_toolkit->nvcc.string() + " (CUDA " + cuda.machine_toolkit->version +
+         ", __cuda_compiler to the solver)";
+}
+
 std::map<std::string, std::string> cuda_build_variables(CudaBuild& cuda) {
   if (cuda.architectures.numbers.empty()) {
     const std::string version =

@@ -45,6 +45,9 @@ std::expected<void, BuildError> use_machine_cuda_toolkit(CudaBuild& cuda, const 
                                                          std::vector<specs::VirtualPackage>& virtual_packages,
                                                          std::vector<std::string>& specs);
 
+// "/usr/local/cuda/bin/nvcc (CUDA 13.0, __cuda_compiler to the solver)", for the log.
+std::string machine_toolkit_description(const CudaBuild& cuda);
+
 // CUDAARCHS, cuda_compiler_version and, with a machine toolkit, NVCC,
 // CUDACXX, CUDA_HOME, CUDA_PATH; the default architectures of the CUDA
 // version filled in when the variant named none.

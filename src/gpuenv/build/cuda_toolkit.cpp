@@ -105,7 +105,8 @@ std::expected<CudaToolkit, BuildError> find_machine_cuda_toolkit(std::string_vie
   for (const auto& toolkit : toolkits) {
     if (cuda_version_matches(wanted, toolkit.version)) return toolkit;
   }
-  const std::string needed = wanted.empty() || wanted == "None" ? "an nvcc" : "CUDA " + std::string(wanted) + "'s nvcc";
+  const bool any = wanted.empty() || wanted == "None";
+  const std::string needed = any ? "an nvcc" : "CUDA " + std::string(wanted) + "'s nvcc";
   std::string found;
   for (const auto& toolkit : toolkits) {
     found += (found.empty() ? "" : ", ") + toolkit.version + " at " + toolkit.nvcc.string();
@@ -114,11 +115,11 @@ std::expected<CudaToolkit, BuildError> find_machine_cuda_toolkit(std::string_vie
     found = "none in $CUDA_HOME, " + (search.install_root / "cuda-<version>").string() + ", " +
             (search.install_root / "cuda").string() + " or on PATH";
   }
-  return std::unexpected(BuildError{
-      BuildErrorKind::environment,
-      "the channels provide no CUDA compiler package and this variant needs " + needed + "; found " + found +
-          ": install it (e.g. under " + (search.install_root / ("cuda-" + std::string(wanted))).string() +
-          ") or set CUDA_HOME to its root, or add a channel with the cuda-nvcc packages"});
+  const auto where = search.install_root / (any ? std::string("cuda") : "cuda-" + std::string(wanted));
+  return std::unexpected(BuildError{BuildErrorKind::environment,
+                                    "the channels provide no CUDA compiler package and this variant needs " + needed +
+                                        "; found " + found + ": install it (e.g. under " + where.string() +
+                                        ") or set CUDA_HOME to its root, or add a channel with the cuda-nvcc packages"});
 }
 
 specs::VirtualPackage cuda_compiler_virtual_package(const CudaToolkit& toolkit) {

@@ -11,6 +11,8 @@
 #include "gpuenv/build/compilers.hpp"
 #include "gpuenv/build/cuda_architectures.hpp"
 #include "gpuenv/build/cuda_toolkit.hpp"
+#include "gpuenv/environment/plan.hpp"
+#include "gpuenv/util/environment.hpp"
 #include "support/temp_directory.hpp"
 
 namespace {
@@ -151,6 +153,46 @@ TEST(MachineCudaToolkit, SolverSeesItAsAVirtualPackage) {
   EXPECT_EQ(cuda_compiler_virtual_package(toolkit).str(), "__cuda_compiler=12.9=0");
   EXPECT_EQ(cuda_compiler_requirement("12.9"), "__cuda_compiler 12.9.*");
   EXPECT_EQ(cuda_compiler_requirement(""), "__cuda_compiler");
+}
+
+// The solve of the build environment sees the machine toolkit: a variant's
+// `__cuda_compiler 12.9.*` cannot be met by CUDA 13.0's nvcc.
+TEST(MachineCudaToolkit, TheSolverRefusesAToolkitOfAnotherVersion) {
+  TempDirectory dir;
+  for (const char* subdir : {"noarch", "linux-64"}) {
+    write_text_file(dir / "channel" / subdir / "repodata.json",
+                    std::string(R"({"info": {"subdir": ")") + subdir + R"("}, "packages": {}, "packages.conda": {}})");
+  }
+  gpuenv::environment::SettingsOverrides overrides;
+  overrides.channels = {"file://" + (dir / "channel").string()};
+  overrides.override_channels = true;
+  overrides.platform = "linux-64";
+  auto settings = gpuenv::environment::settings_from(
+      {}, overrides,
+      gpuenv::util::fixed_environment({{"HOME", (dir / "home").string()},
+                                       {"GPUENV_ROOT_PREFIX", (dir / "root").string()},
+                                       {"GPUENV_CACHE_DIR", (dir / "cache").string()},
+                                       {"CONDA_OVERRIDE_CUDA", ""}}));
+  ASSERT_TRUE(settings) << settings.error().message;
+  const CudaToolkit toolkit{"/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", "13.0"};
+  settings->extra_virtual_packages = {cuda_compiler_virtual_package(toolkit)};
+  gpuenv::environment::ChangeRequest request;
+  request.kind = gpuenv::environment::ChangeKind::create;
+  request.prefix = dir / "build_env";
+  request.dry_run = true;
+  gpuenv::environment::Reporter reporter;
+
+  request.specs = {cuda_compiler_requirement("12.9")};
+  const auto refused = gpuenv::environment::plan(*settings, request, reporter);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("__cuda_compiler"), std::string::npos) << refused.error().message;
+
+  request.specs = {cuda_compiler_requirement("13.0")};
+  const auto planned = gpuenv::environment::plan(*settings, request, reporter);
+  EXPECT_TRUE(planned) << planned.error().message;
+
+  settings->extra_virtual_packages.clear();
+  EXPECT_FALSE(gpuenv::environment::plan(*settings, request, reporter));
 }
 
 TEST(MachineCudaToolkit, ScriptVariables) {

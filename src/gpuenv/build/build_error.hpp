@@ -14,6 +14,7 @@ enum class BuildErrorKind {
   script,       // the build script failed
   packaging,    // the package could not be written, or the output directory indexed
   linking,      // an ELF file could not be relocated, or overlinks/overdepends where the recipe makes that an error
+  cuda_check,   // the package's device code lacks an architecture the variant asked for
   recipe,       // the recipe or a variant file cannot be read or rendered
   variant_override,  // a --variant KEY=VALUE is malformed (a usage mistake)
   option,       // another command-line value is malformed (--package-format, --source)

@@ -8,6 +8,7 @@
 
 #include "gpuenv/build/build_script.hpp"
 #include "gpuenv/build/compilers.hpp"
+#include "gpuenv/build/cuda_build.hpp"
 #include "gpuenv/build/elf_post_process.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
 #include "gpuenv/build/package_output.hpp"
@@ -117,14 +118,13 @@ std::expected<void, BuildError> create_environment(const fs::path& prefix, const
 }
 
 // The build environment; compilers from the channels when they have them,
-// else the machine's (set in `variables`).
+// else the machine's (set in `variables`; a CUDA toolkit into `cuda`).
 std::expected<bool, BuildError> create_build_environment(const fs::path& prefix, const std::vector<std::string>& specs,
-                                                         const recipe::RenderedVariant& variant,
-                                                         const std::string& target_platform,
+                                                         const BuildRequirementSplit& split,
                                                          const environment::Settings& settings, BuildLog& log,
                                                          BuildObserver& observer,
-                                                         std::map<std::string, std::string>& variables) {
-  const auto split = split_build_requirements(specs, variant.variant, target_platform);
+                                                         std::map<std::string, std::string>& variables,
+                                                         std::optional<CudaBuild>& cuda) {
   auto created = create_environment(prefix, specs, settings, "build", log, observer);
   if (created || split.compilers.empty()) {
     if (!created) return std::unexpected(created.error());
@@ -134,7 +134,14 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
   const std::string reason = created.error().message;
   std::error_code ignored;
   fs::remove_all(prefix, ignored);
-  if (auto without = create_environment(prefix, split.others, settings, "build", log, observer); !without) {
+  auto machine_specs = split.others;
+  auto machine_settings = settings;
+  if (cuda) {
+    auto toolkit = use_machine_cuda_toolkit(*cuda, process_cuda_toolkit_search(),
+                                            machine_settings.extra_virtual_packages, machine_specs);
+    if (!toolkit) return std::unexpected(toolkit.error());
+  }
+  if (auto without = create_environment(prefix, machine_specs, machine_settings, "build", log, observer); !without) {
     return std::unexpected(without.error());
   }
   std::string missing;
@@ -147,8 +154,11 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
                        "that has the compiler packages");
   }
   for (const auto& compiler : split.compilers) {
-    log.line("compiler: the channels do not provide " + compiler.spec + "; using this machine's " +
-             (compiler.language == CompilerLanguage::c ? (*compilers)["CC"] : (*compilers)["CXX"]));
+    const auto language = compiler.language;
+    const std::string machine = language == CompilerLanguage::c     ? (*compilers)["CC"]
+                                : language == CompilerLanguage::cxx ? (*compilers)["CXX"]
+                                                                    : machine_toolkit_description(*cuda);
+    log.line("compiler: the channels do not provide " + compiler.spec + "; using this machine's " + machine);
   }
   for (const auto& [name, value] : *compilers) variables[name] = value;
   return true;
@@ -243,9 +253,13 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   std::map<std::string, std::string> variables;
   environment::Settings build_settings = settings;
   if (const auto platform = specs::Platform::parse(request.build_platform)) build_settings.platform = *platform;
-  auto machine = create_build_environment(build_prefix, *build_specs, variant, variant_platform, build_settings, log,
-                                          observer, variables);
+  const auto split = split_build_requirements(*build_specs, variant.variant, variant_platform);
+  auto cuda = cuda_build_for(split, variant);
+  if (!cuda) return std::unexpected(cuda.error());
+  auto machine = create_build_environment(build_prefix, *build_specs, split, build_settings, log, observer, variables,
+                                          *cuda);
   if (!machine) return std::unexpected(machine.error());
+  if (*cuda) variables.merge(cuda_build_variables(**cuda));
   built.used_machine_compilers = *machine;
   environment::Settings host_settings = settings;
   if (const auto platform = specs::Platform::parse(host_platform)) host_settings.platform = *platform;
@@ -310,6 +324,12 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
 
   auto files = new_prefix_files(host_prefix, before, build.prefix_detection);
   if (!files) return std::unexpected(files.error());
+  if (*cuda) {
+    const auto log_line = [&log](const std::string& line) { log.line(line); };
+    if (auto checked = check_cuda_package(**cuda, *files, variant.recipe.extra, log_line); !checked) {
+      return std::unexpected(checked.error());
+    }
+  }
   built.files = files->size();
   for (const auto& file : *files) built.prefix_files += file.entry.has_prefix() ? 1 : 0;
   log.line("packaging " + std::to_string(built.files) + " files (" + std::to_string(built.prefix_files) +

@@ -26,6 +26,9 @@ BuildRequirementSplit split_build_requirements(const std::vector<std::string>& s
   std::vector<std::string> cxx_names = {"gxx", "clangxx"};
   if (const auto c = variant_text(variant, "c_compiler"); !c.empty()) c_names.push_back(c);
   if (const auto cxx = variant_text(variant, "cxx_compiler"); !cxx.empty()) cxx_names.push_back(cxx);
+  // "cuda" is what compiler('cuda') renders to when the variant names no cuda_compiler.
+  std::vector<std::string> cuda_names = {"cuda-nvcc", "nvcc", "cuda"};
+  if (const auto cuda = variant_text(variant, "cuda_compiler"); !cuda.empty()) cuda_names.push_back(cuda);
   const auto is_one_of = [&](const std::string& name, const std::vector<std::string>& bases) {
     return std::any_of(bases.begin(), bases.end(),
                        [&](const std::string& base) { return name == base + "_" + target_platform; });
@@ -37,6 +40,8 @@ BuildRequirementSplit split_build_requirements(const std::vector<std::string>& s
       split.compilers.push_back({CompilerLanguage::c, spec});
     } else if (is_one_of(name, cxx_names)) {
       split.compilers.push_back({CompilerLanguage::cxx, spec});
+    } else if (is_one_of(name, cuda_names)) {
+      split.compilers.push_back({CompilerLanguage::cuda, spec});
     } else {
       split.others.push_back(spec);
     }
@@ -48,6 +53,7 @@ std::optional<std::map<std::string, std::string>> machine_compilers(const std::v
                                                                     const std::string& path, std::string& missing) {
   std::map<std::string, std::string> variables;
   for (const auto& compiler : compilers) {
+    if (compiler.language == CompilerLanguage::cuda) continue;
     const bool is_c = compiler.language == CompilerLanguage::c;
     const std::string program = is_c ? "gcc" : "g++";
     const auto found = find_on_path(program, path);

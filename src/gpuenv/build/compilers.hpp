@@ -5,6 +5,10 @@
 // the build uses the machine's gcc and g++ instead, says so in the log, and
 // sets CC and CXX to them: a recipe that only needs "a C compiler" builds on
 // any Linux machine, which is what a CI image provides.
+// compiler('cuda') renders to conda-forge's cuda_compiler (cuda-nvcc for
+// CUDA >= 12, nvcc for 11.8, "<name>_<platform> =<cuda_compiler_version>");
+// without it in the channels, the machine's toolkit of the variant's CUDA
+// version is used (cuda_toolkit.hpp).
 #pragma once
 
 #include <map>
@@ -16,7 +20,7 @@
 
 namespace gpuenv::build {
 
-enum class CompilerLanguage { c, cxx };
+enum class CompilerLanguage { c, cxx, cuda };
 
 struct CompilerRequirement {
   CompilerLanguage language = CompilerLanguage::c;
@@ -25,7 +29,8 @@ struct CompilerRequirement {
 
 // Splits the rendered build requirements into compiler packages (by the
 // variant's c_compiler/cxx_compiler names, or conda-forge's gcc/gxx/clang/
-// clangxx, suffixed with the target platform) and everything else.
+// clangxx; the variant's cuda_compiler, or cuda-nvcc/nvcc), suffixed with the
+// target platform, and everything else.
 struct BuildRequirementSplit {
   std::vector<CompilerRequirement> compilers;
   std::vector<std::string> others;
@@ -33,9 +38,10 @@ struct BuildRequirementSplit {
 BuildRequirementSplit split_build_requirements(const std::vector<std::string>& specs,
                                                const recipe::Variant& variant, const std::string& target_platform);
 
-// CC and/or CXX for the languages asked for, as absolute paths of the
-// machine's gcc and g++ found on `path`; nullopt (and `missing` set to the
-// program's name) when one is not installed.
+// CC and/or CXX for the C and C++ compilers asked for, as absolute paths of
+// the machine's gcc and g++ found on `path`; nullopt (and `missing` set to
+// the program's name) when one is not installed. CUDA is left to
+// cuda_toolkit.hpp, which needs the variant's version.
 std::optional<std::map<std::string, std::string>> machine_compilers(const std::vector<CompilerRequirement>& compilers,
                                                                     const std::string& path, std::string& missing);
 

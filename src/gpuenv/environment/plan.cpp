@@ -171,6 +171,11 @@ std::expected<void, Error> solve_into(Plan& plan, const Settings& settings, cons
   const auto survey = system::survey_system(settings.env, survey_options);
   for (const auto& warning : survey.warnings) reporter.warning(warning);
   plan.machine = machine_for(survey, settings.platform);
+  auto& virtual_packages = plan.machine.virtual_packages;
+  virtual_packages.insert(virtual_packages.end(), settings.extra_virtual_packages.begin(),
+                          settings.extra_virtual_packages.end());
+  std::sort(virtual_packages.begin(), virtual_packages.end(),
+            [](const auto& left, const auto& right) { return left.name < right.name; });
   database.set_installed(installed, plan.machine.virtual_packages);
 
   auto solution = solver::solve(database, request, solver_facts(plan.machine));

@@ -18,6 +18,7 @@
 #include "gpuenv/specs/channel.hpp"
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/platform.hpp"
+#include "gpuenv/specs/virtual_package.hpp"
 #include "gpuenv/util/conda_config.hpp"
 #include "gpuenv/util/environment.hpp"
 #include "gpuenv/util/user_directories.hpp"
@@ -55,6 +56,10 @@ struct Settings {
   // The process environment the settings were read from: CONDA_OVERRIDE_*
   // and the CUDA detection cache are read through it when solving.
   util::EnvLookup env;
+  // Added to the surveyed ones for every solve: the builder's machine
+  // toolchains (__cuda_compiler=13.0=0), so a build environment's solve
+  // sees which nvcc the build will use.
+  std::vector<specs::VirtualPackage> extra_virtual_packages;
 };
 
 // Reads the configuration `env` points at, then applies `overrides`. Fails

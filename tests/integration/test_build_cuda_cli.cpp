@@ -1,0 +1,171 @@
+// `gpuenv build` of CUDA recipes with this machine's nvcc (the channels here
+// have no cuda-nvcc): the stencil example (recipes/examples/stencil) builds
+// into a .conda holding lib/libstencil.so and bin/stencil-check, passes the
+// CUDA check and installs with `gpuenv create`; its CLI runs (the CPU
+// reference always, the GPU comparison when there is a GPU). A variant
+// asking for an architecture the binary lacks fails naming the file and
+// the architecture; a variant of a CUDA version this machine lacks is
+// refused before anything builds. Skipped, saying why, without nvcc.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "gpuenv/package/extract.hpp"
+#include "solve_cli_fixture.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_directory.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gpuenv::testing::CommandOutput;
+using gpuenv::testing::read_file;
+using gpuenv::testing::run_gpuenv;
+using gpuenv::testing::write_text_file;
+using json = nlohmann::json;
+
+// The CUDA version ("13.0") of the nvcc gpuenv build would find first, or empty.
+std::string machine_nvcc_version() {
+  const auto found = gpuenv::testing::run_program(
+      "/bin/sh", {"-c", "for n in \"${CUDA_HOME:-/nonexistent}/bin/nvcc\" /usr/local/cuda/bin/nvcc \"$(command -v nvcc)\"; "
+                        "do [ -x \"$n\" ] && exec \"$n\" --version; done; exit 1"});
+  const auto at = found.out.find("release ");
+  if (found.exit_code != 0 || at == std::string::npos) return {};
+  const auto start = at + 8;
+  return found.out.substr(start, found.out.find(',', start) - start);
+}
+
+class BuildCudaCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    nvcc_version = machine_nvcc_version();
+    if (nvcc_version.empty()) {
+      GTEST_SKIP() << "no nvcc on this machine ($CUDA_HOME, /usr/local/cuda, PATH): CUDA builds need one";
+    }
+    for (const char* subdir : {"noarch", "linux-64"}) {
+      write_text_file(machine / "channel" / subdir / "repodata.json",
+                      std::string(R"({"info": {"subdir": ")") + subdir + R"("}, "packages": {}, "packages.conda": {}})");
+    }
+  }
+
+  CommandOutput build(const fs::path& recipe, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"build", recipe.string(), "--output-dir", output().string(),
+                                     "-c", "file://" + (machine / "channel").string(), "--override-channels",
+                                     "--variant", "cuda_compiler_version=" + nvcc_version};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_gpuenv(args, machine.env());
+  }
+
+  fs::path output() const { return machine / "output"; }
+
+  std::vector<fs::path> packages() const {
+    std::vector<fs::path> found;
+    if (!fs::exists(output())) return found;
+    for (const auto& entry : fs::recursive_directory_iterator(output())) {
+      if (entry.path().extension() == ".conda") found.push_back(entry.path());
+    }
+    return found;
+  }
+
+  // A library whose script builds SASS for sm_80 only, whatever is asked.
+  fs::path sm80_only_recipe(const std::string& extra_section = "") const {
+    write_text_file(machine / "sm80/src/scale.cu", "__global__ void scale(float* x) { x[threadIdx.x] *= 2.0f; }\n");
+    write_text_file(machine / "sm80/recipe.yaml", R"(package:
+  name: libscale
+  version: "0.1"
+source:
+  path: src
+build:
+  variant:
+    use_keys: [cuda_archs]
+  script:
+    - mkdir -p "$PREFIX/lib"
+    - $NVCC -shared -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 -o "$PREFIX/lib/libscale.so" scale.cu
+requirements:
+  build:
+    - ${{ compiler('cuda') }}
+)" + extra_section);
+    return machine / "sm80";
+  }
+
+  std::string nvcc_version;
+  gpuenv::testing::SolveCliMachine machine;
+};
+
+TEST_F(BuildCudaCli, StencilExampleBuildsPassesTheCudaCheckAndRuns) {
+  const fs::path recipe = fs::path(GPUENV_SOURCE_DIR) / "recipes/examples/stencil";
+  const auto result = build(recipe, {"--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  const auto report = json::parse(result.out);
+  ASSERT_EQ(report["packages"].size(), 1u) << result.out;
+  const auto& built = report["packages"][0];
+  EXPECT_TRUE(built["machine_compilers"].get<bool>());
+  const double seconds = built["seconds"].get<double>();
+  const double script_seconds = built["script_seconds"].get<double>();
+  std::cout << "stencil build: " << seconds << " s, script " << script_seconds << " s, gpuenv overhead "
+            << seconds - script_seconds << " s\n";
+  const auto log = read_file(built["log"].get<std::string>());
+  EXPECT_NE(log.find("using this machine's"), std::string::npos) << log;
+  EXPECT_NE(log.find("CUDA check: 1 files with device code, asked for 75-real;80-real;90"), std::string::npos) << log;
+
+  const fs::path package = built["package"].get<std::string>();
+  const auto extracted = machine / "extracted";
+  gpuenv::package::extract_package(package, extracted);
+  const auto paths = json::parse(read_file(extracted / "info/paths.json"));
+  std::vector<std::string> listed;
+  for (const auto& entry : paths["paths"]) listed.push_back(entry["_path"].get<std::string>());
+  EXPECT_EQ(listed, (std::vector<std::string>{"bin/stencil-check", "include/stencil.h", "lib/libstencil.so"}));
+  const auto index = json::parse(read_file(extracted / "info/index.json"));
+  EXPECT_EQ(index["constrains"], json::array({"__cuda >=" + nvcc_version.substr(0, nvcc_version.find('.'))}));
+  const auto run_exports = json::parse(read_file(extracted / "info/run_exports.json"));
+  EXPECT_EQ(run_exports["weak"], json::array({"libstencil >=1.0.0,<1.1"}));
+
+  write_text_file(machine / "explicit.txt", "@EXPLICIT\nfile://" + package.string() + "\n");
+  const auto prefix = machine / "env";
+  const auto created = run_gpuenv({"create", "-y", "-p", prefix.string(), "--file", (machine / "explicit.txt").string()},
+                                  machine.env());
+  ASSERT_EQ(created.exit_code, 0) << created.err << created.out;
+  const auto cpu = gpuenv::testing::run_program((prefix / "bin/stencil-check").string(), {"--cpu-only"});
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_EQ(cpu.out, "stencil: CPU reference matches the worked example\n");
+  // No GPU: exit 2 and says so; a GPU: the kernel matches the CPU.
+  const auto gpu = gpuenv::testing::run_program((prefix / "bin/stencil-check").string(), {"--size", "300", "400"});
+  if (gpu.exit_code == 2) {
+    EXPECT_NE(gpu.err.find("no usable CUDA GPU here"), std::string::npos) << gpu.err;
+  } else {
+    EXPECT_EQ(gpu.exit_code, 0) << gpu.err;
+    EXPECT_EQ(gpu.out, "stencil: 120000 pixels, GPU matches CPU\n");
+  }
+}
+
+TEST_F(BuildCudaCli, AnArchitectureMissingFromTheBinaryFailsTheBuildNamingFileAndArchitecture) {
+  const auto result = build(sm80_only_recipe(), {"--variant", "cuda_archs=80;90"});
+  ASSERT_EQ(result.exit_code, 1) << result.err << result.out;
+  EXPECT_NE(result.err.find("the CUDA check failed"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("lib/libscale.so lacks sm_90 (neither SASS nor PTX) and PTX for compute_90"),
+            std::string::npos)
+      << result.err;
+  EXPECT_TRUE(packages().empty());
+}
+
+TEST_F(BuildCudaCli, TheRecipeCanOptOutOfTheCudaCheck) {
+  const auto result =
+      build(sm80_only_recipe("extra:\n  gpuenv:\n    cuda_check: false\n"), {"--variant", "cuda_archs=80;90"});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  EXPECT_EQ(packages().size(), 1u);
+}
+
+TEST_F(BuildCudaCli, AVariantOfACudaVersionThisMachineLacksIsRefused) {
+  const auto result = build(sm80_only_recipe(), {"--variant", "cuda_compiler_version=11.1"});
+  ASSERT_EQ(result.exit_code, 1) << result.err << result.out;
+  EXPECT_NE(result.err.find("this variant needs CUDA 11.1's nvcc; found " + nvcc_version + " at"), std::string::npos)
+      << result.err;
+  EXPECT_TRUE(packages().empty());
+}
+
+}  // namespace

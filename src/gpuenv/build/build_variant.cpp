@@ -10,6 +10,7 @@
 #include "gpuenv/build/compilers.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
 #include "gpuenv/build/package_output.hpp"
+#include "gpuenv/build/resolved_requirements.hpp"
 #include "gpuenv/build/sources.hpp"
 #include "gpuenv/environment/apply.hpp"
 #include "gpuenv/environment/plan.hpp"
@@ -65,28 +66,15 @@ std::unexpected<BuildError> failure(BuildErrorKind kind, std::string message) {
   return std::unexpected(BuildError{kind, std::move(message)});
 }
 
-// pin_subpackage / pin_compatible need the other outputs' or the host
-// environment's versions, which this builder does not resolve yet.
-std::expected<std::vector<std::string>, BuildError> plain_specs(const std::vector<recipe::Dependency>& dependencies,
-                                                                const char* section) {
-  std::vector<std::string> specs;
-  for (const auto& dependency : dependencies) {
-    if (dependency.pin) {
-      return failure(BuildErrorKind::unsupported,
-                     std::string("the ") + section + " requirement " + recipe::dependency_text(dependency) +
-                         " is a pin, which gpuenv build does not resolve yet: write the version range instead");
-    }
-    specs.push_back(dependency.spec);
-  }
-  return specs;
-}
+// The packages linked, in link order (run_exports.hpp reads theirs).
+using LinkedPackages = std::vector<specs::PackageRecord>;
 
-std::expected<void, BuildError> create_environment(const fs::path& prefix, const std::vector<std::string>& specs,
-                                                   const environment::Settings& settings, const char* role,
-                                                   BuildLog& log, BuildObserver& observer) {
+std::expected<LinkedPackages, BuildError> create_environment(const fs::path& prefix, const std::vector<std::string>& specs,
+                                                             const environment::Settings& settings, const char* role,
+                                                             BuildLog& log, BuildObserver& observer) {
   std::error_code ignored;
   fs::create_directories(prefix, ignored);
-  if (specs.empty()) return {};
+  if (specs.empty()) return LinkedPackages{};
   std::string listed;
   for (const auto& spec : specs) listed += " " + spec;
   log.line(std::string("creating the ") + role + " environment (" + std::string(settings.platform.str()) + "):" +
@@ -110,7 +98,7 @@ std::expected<void, BuildError> create_environment(const fs::path& prefix, const
     return failure(BuildErrorKind::environment,
                    std::string("cannot create the ") + role + " environment: " + applied.error().message);
   }
-  return {};
+  return plan->solution.link;
 }
 
 // The build environment; compilers from the channels when they have them,
@@ -120,20 +108,22 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
                                                          const std::string& target_platform,
                                                          const environment::Settings& settings, BuildLog& log,
                                                          BuildObserver& observer,
-                                                         std::map<std::string, std::string>& variables) {
+                                                         std::map<std::string, std::string>& variables,
+                                                         LinkedPackages& linked) {
   const auto split = split_build_requirements(specs, variant.variant, target_platform);
   auto created = create_environment(prefix, specs, settings, "build", log, observer);
   if (created || split.compilers.empty()) {
     if (!created) return std::unexpected(created.error());
+    linked = std::move(*created);
     return false;
   }
   // The solve failed with compilers in it: try without them before giving up.
   const std::string reason = created.error().message;
   std::error_code ignored;
   fs::remove_all(prefix, ignored);
-  if (auto without = create_environment(prefix, split.others, settings, "build", log, observer); !without) {
-    return std::unexpected(without.error());
-  }
+  auto without = create_environment(prefix, split.others, settings, "build", log, observer);
+  if (!without) return std::unexpected(without.error());
+  linked = std::move(*without);
   std::string missing;
   const char* path = std::getenv("PATH");
   auto compilers = machine_compilers(split.compilers, path != nullptr ? path : "/usr/bin:/bin", missing);
@@ -218,13 +208,10 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   BuildLog log(built.log_file, observer);
   log.line("building " + stem + " (" + subdir + ") from " + request.recipe_file.string());
 
-  auto build_specs = plain_specs(requirements.build, "build");
+  auto build_specs = environment_specs(requirements.build, variant, "build");
   if (!build_specs) return std::unexpected(build_specs.error());
-  auto host_specs = plain_specs(requirements.host, "host");
+  auto host_specs = environment_specs(requirements.host, variant, "host");
   if (!host_specs) return std::unexpected(host_specs.error());
-  for (const auto* section : {&requirements.run, &requirements.run_constraints}) {
-    if (auto checked = plain_specs(*section, "run"); !checked) return std::unexpected(checked.error());
-  }
 
   SourceSettings source_settings;
   source_settings.recipe_dir = request.recipe_file.parent_path();
@@ -239,15 +226,26 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   std::map<std::string, std::string> variables;
   environment::Settings build_settings = settings;
   if (const auto platform = specs::Platform::parse(request.build_platform)) build_settings.platform = *platform;
+  LinkedPackages build_linked;
   auto machine = create_build_environment(build_prefix, *build_specs, variant, variant_platform, build_settings, log,
-                                          observer, variables);
+                                          observer, variables, build_linked);
   if (!machine) return std::unexpected(machine.error());
   built.used_machine_compilers = *machine;
+  auto build_exports = environment_run_exports(build_prefix, build_linked, *build_specs);
+  if (!build_exports) return std::unexpected(build_exports.error());
+  const auto& ignore = requirements.ignore_run_exports;
+  auto host_with_exports = *host_specs;
+  append_new_specs(host_with_exports, apply_run_exports(*build_exports, {}, ignore, build.noarch.has_value()).host);
   environment::Settings host_settings = settings;
   if (const auto platform = specs::Platform::parse(host_platform)) host_settings.platform = *platform;
-  if (auto host = create_environment(host_prefix, *host_specs, host_settings, "host", log, observer); !host) {
-    return std::unexpected(host.error());
-  }
+  auto host = create_environment(host_prefix, host_with_exports, host_settings, "host", log, observer);
+  if (!host) return std::unexpected(host.error());
+  auto host_exports = environment_run_exports(host_prefix, *host, *host_specs);
+  if (!host_exports) return std::unexpected(host_exports.error());
+  auto resolved = final_requirements(
+      variant, *host, apply_run_exports(*build_exports, *host_exports, ignore, build.noarch.has_value()),
+      request.pin_run_as_build);
+  if (!resolved) return std::unexpected(resolved.error());
   const auto before = prefix_listing(host_prefix);
 
   variables["PREFIX"] = host_prefix.string();
@@ -291,6 +289,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   output.recipe_text = request.recipe_text;
   output.timestamp = request.timestamp;
   output.zstd_level = request.zstd_level;
+  output.requirements = std::move(*resolved);
   auto written = write_package_output(output, *files, output_dir);
   if (!written) return std::unexpected(written.error());
   built.package = *written;

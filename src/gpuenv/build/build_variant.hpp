@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "gpuenv/build/build_error.hpp"
+#include "gpuenv/build/resolved_requirements.hpp"
 #include "gpuenv/environment/reporter.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "gpuenv/recipe/variants.hpp"
@@ -45,6 +46,7 @@ struct BuildRequest {
   // set, else the recipe file's modification time (same inputs, same bytes).
   std::int64_t timestamp = 0;
   int zstd_level = 19;
+  RunAsBuildPins pin_run_as_build;  // the variant configuration's (conda-build's pin_run_as_build)
 };
 
 struct BuiltPackage {

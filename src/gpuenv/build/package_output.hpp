@@ -18,6 +18,7 @@
 
 #include "gpuenv/build/build_error.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
+#include "gpuenv/build/resolved_requirements.hpp"
 #include "gpuenv/recipe/variants.hpp"
 
 namespace gpuenv::build {
@@ -28,6 +29,7 @@ struct PackageOutput {
   std::string recipe_text;      // recipe.yaml as given
   std::int64_t timestamp = 0;   // seconds since the epoch
   int zstd_level = 19;          // conda-build's and rattler-build's release level
+  ResolvedRequirements requirements;  // index.json's depends/constrains, info/run_exports.json
 };
 
 // index.json's text (sorted keys, as conda-build writes it).

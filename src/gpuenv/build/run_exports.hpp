@@ -19,6 +19,7 @@
 // exists only for channels indexed by a recent conda-index.
 #pragma once
 
+#include <cstdint>
 #include <expected>
 #include <filesystem>
 #include <string>

@@ -350,4 +350,68 @@ TEST_F(BuildCli, FailingScriptShowsTheLogsTailAndLeavesNoPackage) {
   EXPECT_EQ(packages_in_output(), 0u);
 }
 
+// A library's run_exports reach what is built against it, through the
+// output directory used as a channel, and what was built installs.
+TEST_F(BuildCli, RunExportsOfAPackageBuiltHereReachTheNextOne) {
+  const auto exporter = build(write_recipe("apkg", R"(package:
+  name: apkg
+  version: "1.5"
+build:
+  noarch: generic
+  script:
+    - mkdir -p "$PREFIX/share" && echo a > "$PREFIX/share/apkg.txt"
+requirements:
+  run_exports:
+    weak:
+      - ${{ pin_subpackage('apkg', upper_bound='x') }}
+)"));
+  ASSERT_EQ(exporter.exit_code, 0) << exporter.err;
+  const auto importer = build(write_recipe("bpkg", R"(package:
+  name: bpkg
+  version: "0.1"
+build:
+  noarch: generic
+  script:
+    - mkdir -p "$PREFIX/share" && echo b > "$PREFIX/share/bpkg.txt"
+requirements:
+  host:
+    - apkg
+  run_exports:
+    noarch:
+      - ${{ pin_subpackage('bpkg', exact=True) }}
+)"),
+                              {"-c", "file://" + output().string()});
+  ASSERT_EQ(importer.exit_code, 0) << importer.err;
+  // noarch: only the host packages' noarch exports apply, and apkg has none.
+  auto repodata = nlohmann::json::parse(read_file(output() / "noarch/repodata.json"));
+  for (const auto& [file, record] : repodata["packages.conda"].items()) {
+    if (record["name"] == "bpkg") EXPECT_EQ(record["depends"], nlohmann::json::array()) << file;
+  }
+  const auto linux_importer = build(write_recipe("cpkg", R"(package:
+  name: cpkg
+  version: "0.1"
+build:
+  script:
+    - mkdir -p "$PREFIX/share" && echo c > "$PREFIX/share/cpkg.txt"
+requirements:
+  host:
+    - apkg
+)"),
+                                    {"-c", "file://" + output().string()});
+  ASSERT_EQ(linux_importer.exit_code, 0) << linux_importer.err;
+  repodata = nlohmann::json::parse(read_file(output() / "linux-64/repodata.json"));
+  ASSERT_EQ(repodata["packages.conda"].size(), 1u) << repodata.dump(1);
+  EXPECT_EQ(repodata["packages.conda"].begin().value()["depends"], nlohmann::json::array({"apkg >=1.5,<2.0a0"}));
+  const auto run_exports = nlohmann::json::parse(read_file(output() / "noarch/run_exports.json"));
+  EXPECT_NE(run_exports.dump().find("bpkg ==0.1 h"), std::string::npos) << run_exports.dump(1);
+
+  const auto prefix = machine / "env";
+  const auto created = run_gpuenv({"create", "-y", "-p", prefix.string(), "--override-channels", "-c",
+                                   "file://" + output().string(), "cpkg"},
+                                  machine.env());
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_TRUE(fs::exists(prefix / "share/apkg.txt"));
+  EXPECT_TRUE(fs::exists(prefix / "share/cpkg.txt"));
+}
+
 }  // namespace

@@ -12,6 +12,7 @@
 #include "gpuenv/build/elf_post_process.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
 #include "gpuenv/build/package_output.hpp"
+#include "gpuenv/build/resolved_requirements.hpp"
 #include "gpuenv/build/script_templates.hpp"
 #include "gpuenv/build/sources.hpp"
 #include "gpuenv/environment/apply.hpp"
@@ -69,28 +70,15 @@ std::unexpected<BuildError> failure(BuildErrorKind kind, std::string message) {
   return std::unexpected(BuildError{kind, std::move(message)});
 }
 
-// pin_subpackage / pin_compatible need the other outputs' or the host
-// environment's versions, which this builder does not resolve yet.
-std::expected<std::vector<std::string>, BuildError> plain_specs(const std::vector<recipe::Dependency>& dependencies,
-                                                                const char* section) {
-  std::vector<std::string> specs;
-  for (const auto& dependency : dependencies) {
-    if (dependency.pin) {
-      return failure(BuildErrorKind::unsupported,
-                     std::string("the ") + section + " requirement " + recipe::dependency_text(dependency) +
-                         " is a pin, which gpuenv build does not resolve yet: write the version range instead");
-    }
-    specs.push_back(dependency.spec);
-  }
-  return specs;
-}
+// The packages linked, in link order (run_exports.hpp reads theirs).
+using LinkedPackages = std::vector<specs::PackageRecord>;
 
-std::expected<void, BuildError> create_environment(const fs::path& prefix, const std::vector<std::string>& specs,
-                                                   const environment::Settings& settings, const char* role,
-                                                   BuildLog& log, BuildObserver& observer) {
+std::expected<LinkedPackages, BuildError> create_environment(const fs::path& prefix, const std::vector<std::string>& specs,
+                                                             const environment::Settings& settings, const char* role,
+                                                             BuildLog& log, BuildObserver& observer) {
   std::error_code ignored;
   fs::create_directories(prefix, ignored);
-  if (specs.empty()) return {};
+  if (specs.empty()) return LinkedPackages{};
   std::string listed;
   for (const auto& spec : specs) listed += " " + spec;
   log.line(std::string("creating the ") + role + " environment (" + std::string(settings.platform.str()) + "):" +
@@ -114,7 +102,7 @@ std::expected<void, BuildError> create_environment(const fs::path& prefix, const
     return failure(BuildErrorKind::environment,
                    std::string("cannot create the ") + role + " environment: " + applied.error().message);
   }
-  return {};
+  return plan->solution.link;
 }
 
 // The build environment; compilers from the channels when they have them,
@@ -124,10 +112,11 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
                                                          const environment::Settings& settings, BuildLog& log,
                                                          BuildObserver& observer,
                                                          std::map<std::string, std::string>& variables,
-                                                         std::optional<CudaBuild>& cuda) {
+                                                         std::optional<CudaBuild>& cuda, LinkedPackages& linked) {
   auto created = create_environment(prefix, specs, settings, "build", log, observer);
   if (created || split.compilers.empty()) {
     if (!created) return std::unexpected(created.error());
+    linked = std::move(*created);
     return false;
   }
   // The solve failed with compilers in it: try without them before giving up.
@@ -141,9 +130,9 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
                                             machine_settings.extra_virtual_packages, machine_specs);
     if (!toolkit) return std::unexpected(toolkit.error());
   }
-  if (auto without = create_environment(prefix, machine_specs, machine_settings, "build", log, observer); !without) {
-    return std::unexpected(without.error());
-  }
+  auto without = create_environment(prefix, machine_specs, machine_settings, "build", log, observer);
+  if (!without) return std::unexpected(without.error());
+  linked = std::move(*without);
   std::string missing;
   const char* path = std::getenv("PATH");
   auto compilers = machine_compilers(split.compilers, path != nullptr ? path : "/usr/bin:/bin", missing);
@@ -232,13 +221,10 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   BuildLog log(built.log_file, observer);
   log.line("building " + stem + " (" + subdir + ") from " + request.recipe_file.string());
 
-  auto build_specs = plain_specs(requirements.build, "build");
+  auto build_specs = environment_specs(requirements.build, variant, "build");
   if (!build_specs) return std::unexpected(build_specs.error());
-  auto host_specs = plain_specs(requirements.host, "host");
+  auto host_specs = environment_specs(requirements.host, variant, "host");
   if (!host_specs) return std::unexpected(host_specs.error());
-  for (const auto* section : {&requirements.run, &requirements.run_constraints}) {
-    if (auto checked = plain_specs(*section, "run"); !checked) return std::unexpected(checked.error());
-  }
 
   SourceSettings source_settings;
   source_settings.recipe_dir = request.recipe_file.parent_path();
@@ -256,16 +242,27 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   const auto split = split_build_requirements(*build_specs, variant.variant, variant_platform);
   auto cuda = cuda_build_for(split, variant);
   if (!cuda) return std::unexpected(cuda.error());
+  LinkedPackages build_linked;
   auto machine = create_build_environment(build_prefix, *build_specs, split, build_settings, log, observer, variables,
-                                          *cuda);
+                                          *cuda, build_linked);
   if (!machine) return std::unexpected(machine.error());
   if (*cuda) variables.merge(cuda_build_variables(**cuda));
   built.used_machine_compilers = *machine;
+  auto build_exports = environment_run_exports(build_prefix, build_linked, *build_specs);
+  if (!build_exports) return std::unexpected(build_exports.error());
+  const auto& ignore = requirements.ignore_run_exports;
+  auto host_with_exports = *host_specs;
+  append_new_specs(host_with_exports, apply_run_exports(*build_exports, {}, ignore, build.noarch.has_value()).host);
   environment::Settings host_settings = settings;
   if (const auto platform = specs::Platform::parse(host_platform)) host_settings.platform = *platform;
-  if (auto host = create_environment(host_prefix, *host_specs, host_settings, "host", log, observer); !host) {
-    return std::unexpected(host.error());
-  }
+  auto host = create_environment(host_prefix, host_with_exports, host_settings, "host", log, observer);
+  if (!host) return std::unexpected(host.error());
+  auto host_exports = environment_run_exports(host_prefix, *host, *host_specs);
+  if (!host_exports) return std::unexpected(host_exports.error());
+  auto resolved = final_requirements(
+      variant, *host, apply_run_exports(*build_exports, *host_exports, ignore, build.noarch.has_value()),
+      request.pin_run_as_build);
+  if (!resolved) return std::unexpected(resolved.error());
   const auto before = prefix_listing(host_prefix);
 
   variables["PREFIX"] = host_prefix.string();
@@ -343,6 +340,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   output.recipe_dir = request.recipe_file.parent_path();
   output.format = format;
   output.source_override_json = request.source_override_json;
+  output.requirements = std::move(*resolved);
   auto written = write_package_output(output, *files, output_dir);
   if (!written) return std::unexpected(written.error());
   built.package = *written;

@@ -23,6 +23,7 @@
 
 #include "gpuenv/build/build_error.hpp"
 #include "gpuenv/build/package_format.hpp"
+#include "gpuenv/build/resolved_requirements.hpp"
 #include "gpuenv/environment/reporter.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "gpuenv/recipe/variants.hpp"
@@ -51,6 +52,7 @@ struct BuildRequest {
   std::optional<PackageFormat> package_format;
   // about.json's extra.gpuenv_source_override (source_override.hpp); empty: none.
   std::string source_override_json;
+  RunAsBuildPins pin_run_as_build;  // the variant configuration's (conda-build's pin_run_as_build)
 };
 
 struct BuiltPackage {

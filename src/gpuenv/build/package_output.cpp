@@ -16,12 +16,6 @@ using json = nlohmann::json;  // keys sorted, as conda-build's json.dump(sort_ke
 
 namespace {
 
-json dependency_list(const std::vector<recipe::Dependency>& dependencies) {
-  json list = json::array();
-  for (const auto& dependency : dependencies) list.push_back(recipe::dependency_text(dependency));
-  return list;
-}
-
 // "linux-64" -> ("x86_64", "linux"), as conda-build fills arch and platform.
 std::pair<std::string, std::string> arch_and_platform(const std::string& subdir) {
   const auto dash = subdir.find('-');
@@ -58,16 +52,16 @@ const recipe::Build& build_of(const recipe::RenderedVariant& variant) {
   return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].build : recipe.build;
 }
 
-json run_exports_json(const recipe::RunExports& exports) {
+json run_exports_json(const ExportedSpecs& exports) {
   json document = json::object();
-  const auto add = [&](const char* key, const std::vector<recipe::Dependency>& list) {
-    if (!list.empty()) document[key] = dependency_list(list);
+  const auto add = [&](const char* key, const std::vector<std::string>& list) {
+    if (!list.empty()) document[key] = list;
   };
   add("noarch", exports.noarch);
   add("strong", exports.strong);
-  add("strong_constrains", exports.strong_constraints);
+  add("strong_constrains", exports.strong_constrains);
   add("weak", exports.weak);
-  add("weak_constrains", exports.weak_constraints);
+  add("weak_constrains", exports.weak_constrains);
   return document;
 }
 
@@ -94,11 +88,11 @@ std::string package_file_name(const recipe::RenderedVariant& variant, package::A
 
 std::string index_json_text(const PackageOutput& output) {
   const auto& variant = *output.variant;
-  const auto& requirements = variant.requirements();
+  const auto& requirements = output.requirements;
   const auto& build = build_of(variant);
   json index = {{"build", variant.build_string},
                 {"build_number", build.number},
-                {"depends", dependency_list(requirements.run)},
+                {"depends", requirements.run},
                 {"name", variant.output_name},
                 {"subdir", output.subdir},
                 {"timestamp", output.timestamp * 1000},
@@ -109,7 +103,7 @@ std::string index_json_text(const PackageOutput& output) {
     index["arch"] = arch;
     index["platform"] = platform;
   }
-  if (!requirements.run_constraints.empty()) index["constrains"] = dependency_list(requirements.run_constraints);
+  if (!requirements.run_constraints.empty()) index["constrains"] = requirements.run_constraints;
   const auto& about = about_of(variant);
   if (about.license) index["license"] = *about.license;
   if (about.license_family) index["license_family"] = *about.license_family;
@@ -140,7 +134,7 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
     paths.paths.push_back(file.entry);
     file_list += file.entry.path + "\n";
   }
-  const auto& requirements = variant.requirements();
+  const auto& requirements = output.requirements;
   members.push_back(text_member("info/index.json", index_json_text(output), mtime));
   members.push_back(text_member("info/paths.json", package::paths_json_text(paths), mtime));
   members.push_back(text_member("info/files", file_list, mtime));

@@ -20,6 +20,7 @@
 #include "gpuenv/build/build_error.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
 #include "gpuenv/build/package_format.hpp"
+#include "gpuenv/build/resolved_requirements.hpp"
 #include "gpuenv/recipe/variants.hpp"
 
 namespace gpuenv::build {
@@ -33,6 +34,7 @@ struct PackageOutput {
   PackageFormat format;         // .conda at zstd 19 (the release level) unless asked
   // Where about.license_file entries are looked up (license_files.hpp).
   std::filesystem::path src_dir, recipe_dir;
+  ResolvedRequirements requirements;  // index.json's depends/constrains, info/run_exports.json
 };
 
 // index.json's text (sorted keys, as conda-build writes it).

@@ -69,6 +69,7 @@ std::expected<RenderedRecipe, RecipeError> render_recipe_file(const std::filesys
   auto variants = render_variants(*text, recipe.string(), *config, recipe_options);
   if (!variants) return std::unexpected(std::move(variants.error()));
   rendered.variants = std::move(*variants);
+  rendered.pin_run_as_build = config->pin_run_as_build;
   return rendered;
 }
 

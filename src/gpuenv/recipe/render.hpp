@@ -31,6 +31,8 @@ struct RenderRequest {
 struct RenderedRecipe {
   std::vector<std::filesystem::path> variant_files;  // the files read, in the order merged
   std::vector<RenderedVariant> variants;
+  // The merged configuration's pin_run_as_build, which the builder applies.
+  std::map<std::string, RunAsBuildPin, std::less<>> pin_run_as_build;
 };
 
 // The variant file rattler-build picks up next to `recipe`: variants.yaml,

@@ -443,7 +443,14 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
         }
       }
     }
-    for (std::size_t index = first; index < rendered.size(); ++index) rendered[index].recipe = *recipe;
+    std::vector<OutputIdentity> outputs;
+    for (std::size_t index = first; index < rendered.size(); ++index) {
+      outputs.push_back({rendered[index].output_name, rendered[index].output_version, rendered[index].build_string});
+    }
+    for (std::size_t index = first; index < rendered.size(); ++index) {
+      rendered[index].recipe = *recipe;
+      rendered[index].outputs = outputs;
+    }
   }
   return rendered;
 }

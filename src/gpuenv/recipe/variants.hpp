@@ -39,6 +39,13 @@ namespace gpuenv::recipe {
 
 using Variant = std::map<std::string, Value, std::less<>>;
 
+// A package output as pin_subpackage sees it.
+struct OutputIdentity {
+  std::string name;
+  std::string version;
+  std::string build_string;
+};
+
 // One package to build: a recipe's (or one of its outputs') variant.
 struct RenderedVariant {
   std::string output_name;     // the package's name
@@ -50,6 +57,9 @@ struct RenderedVariant {
   std::string hash_input;  // what the build-string hash is computed from (variant_hash.hpp)
   std::string hash;        // 7 hex digits
   std::string build_string;
+  // The package outputs of the same combination, this one included, in the
+  // order written: what pin_subpackage resolves against.
+  std::vector<OutputIdentity> outputs;
 
   // This output's requirements (the recipe's own for a single output).
   const Requirements& requirements() const;

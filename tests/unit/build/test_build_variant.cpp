@@ -70,8 +70,12 @@ class BuildVariant : public ::testing::Test {
     write_text_file(dir / "channel/noarch/repodata.json",
                     R"({"info": {"subdir": "noarch"}, "packages": {}, "packages.conda": {}})");
     channel.add(gpuenv::testing::PackageBuilder("hostlib", "2.0").file("include/hostlib.h", "#define HOSTLIB 2\n"));
+    use_channels({"file://" + (dir / "channel").string()});
+  }
+
+  void use_channels(std::vector<std::string> channels) {
     gpuenv::environment::SettingsOverrides overrides;
-    overrides.channels = {"file://" + (dir / "channel").string()};
+    overrides.channels = std::move(channels);
     overrides.override_channels = true;
     auto loaded = gpuenv::environment::settings_from(
         {}, overrides,
@@ -298,19 +302,139 @@ build:
   EXPECT_FALSE(entry_for(paths, "share/ignored.txt").contains("prefix_placeholder"));
 }
 
-TEST_F(BuildVariant, PinsAreReportedAsNotSupportedYet) {
+// A package built here exports run requirements to the packages built
+// against it, through the output directory indexed as a channel.
+const char* const exporting_recipe = R"(package:
+  name: apkg
+  version: "1.5"
+build:
+  noarch: generic
+  script:
+    - mkdir -p "$PREFIX/share" && echo a > "$PREFIX/share/apkg.txt"
+requirements:
+  run_exports:
+    weak:
+      - apkg >=1.0,<2
+    noarch:
+      - ${{ pin_subpackage('apkg', upper_bound='x.x') }}
+)";
+
+const char* const importing_recipe = R"(package:
+  name: bpkg
+  version: "0.1"
+build:
+  script:
+    - mkdir -p "$PREFIX/share" && echo b > "$PREFIX/share/bpkg.txt"
+requirements:
+  host:
+    - apkg
+    - hostlib
+  run:
+    - ${{ pin_compatible('hostlib', upper_bound='x.x') }}
+  run_exports:
+    - ${{ pin_subpackage('bpkg', exact=True) }}
+)";
+
+TEST_F(BuildVariant, HostPackagesRunExportsAndPinsReachIndexJson) {
+  gpuenv::build::RecipeBuildRequest request;
+  request.render.target_platform = request.render.build_platform = "linux-64";
+  request.output_dir = dir / "output";
+  request.settings = &settings;
+  request.timestamp = 1700000000;
+  const auto exporter = gpuenv::build::build_recipe(write_recipe(exporting_recipe), request, observer);
+  ASSERT_FALSE(exporter.error) << exporter.error->message << "\n" << observer.steps;
+  const auto exported = json::parse(read_file(extracted(exporter.built[0].package.package) / "info/run_exports.json"));
+  EXPECT_EQ(exported, json({{"weak", {"apkg >=1.0,<2"}}, {"noarch", {"apkg >=1.5,<1.6.0a0"}}}));
+
+  use_channels({"file://" + (dir / "output").string(), "file://" + (dir / "channel").string()});
+  const auto built = build(write_recipe(importing_recipe));
+  ASSERT_TRUE(built) << built.error().message << "\n" << observer.steps;
+  const auto root = extracted(built->package);
+  const auto index = json::parse(read_file(root / "info/index.json"));
+  EXPECT_EQ(index["depends"], json::array({"hostlib >=2.0,<2.1.0a0", "apkg >=1.0,<2"}));
+  EXPECT_EQ(json::parse(read_file(root / "info/run_exports.json")),
+            json({{"weak", {"bpkg ==0.1 " + index["build"].get<std::string>()}}}));
+
+  std::string ignoring = importing_recipe;
+  ignoring += "  ignore_run_exports:\n    by_name:\n      - apkg\n";
+  const auto without = build(write_recipe(ignoring));
+  ASSERT_TRUE(without) << without.error().message;
+  EXPECT_EQ(json::parse(read_file(extracted(without->package) / "info/index.json"))["depends"],
+            json::array({"hostlib >=2.0,<2.1.0a0"}));
+}
+
+TEST_F(BuildVariant, StrongExportsOfTheBuildEnvironmentJoinHostAndRun) {
+  channel.add(gpuenv::testing::PackageBuilder("toolpkg", "1.0")
+                  .noarch_generic()
+                  .info_file("info/run_exports.json", R"({"strong": ["hostlib >=2"], "weak": ["toolpkg"]})"));
   const auto built = build(write_recipe(R"(package:
-  name: pinned
+  name: tooled
   version: "1.0"
+build:
+  script:
+    - test -f "$PREFIX/include/hostlib.h"
+    - mkdir -p "$PREFIX/share" && echo t > "$PREFIX/share/tooled.txt"
+requirements:
+  build:
+    - toolpkg
+)"));
+  ASSERT_TRUE(built) << built.error().message << "\n" << observer.steps << observer.output;
+  EXPECT_EQ(json::parse(read_file(extracted(built->package) / "info/index.json"))["depends"],
+            json::array({"hostlib >=2"}));
+}
+
+// conda-build's pin_run_as_build from the variant file next to the recipe.
+TEST_F(BuildVariant, PinRunAsBuildPinsABareRunRequirementToTheHostsVersion) {
+  write_text_file(dir / "recipe/variants.yaml", "pin_run_as_build:\n  hostlib:\n    max_pin: x.x\n");
+  gpuenv::build::RecipeBuildRequest request;
+  request.render.target_platform = request.render.build_platform = "linux-64";
+  request.output_dir = dir / "output";
+  request.settings = &settings;
+  const auto result = gpuenv::build::build_recipe(write_recipe(R"(package:
+  name: pinnedrun
+  version: "1.0"
+build:
+  script:
+    - mkdir -p "$PREFIX/share" && echo p > "$PREFIX/share/pinnedrun.txt"
 requirements:
   host:
     - hostlib
   run:
+    - hostlib
+)"),
+                                                  request, observer);
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_EQ(json::parse(read_file(extracted(result.built[0].package.package) / "info/index.json"))["depends"],
+            json::array({"hostlib >=2.0,<2.1.0a0"}));
+}
+
+TEST_F(BuildVariant, MalformedRunExportsOfAHostPackageNamesThePackage) {
+  channel.add(gpuenv::testing::PackageBuilder("badexports", "1.0").info_file("info/run_exports.json", "{\"weak\": 7}"));
+  const auto built = build(write_recipe(R"(package:
+  name: victim
+  version: "1.0"
+requirements:
+  host:
+    - badexports
+)"));
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().kind, BuildErrorKind::environment);
+  EXPECT_NE(built.error().message.find("info/run_exports.json of badexports 1.0 0"), std::string::npos)
+      << built.error().message;
+}
+
+TEST_F(BuildVariant, PinCompatibleOfAPackageNotInTheHostEnvironmentIsARecipeError) {
+  const auto built = build(write_recipe(R"(package:
+  name: pinned
+  version: "1.0"
+requirements:
+  run:
     - ${{ pin_compatible('hostlib') }}
 )"));
   ASSERT_FALSE(built);
-  EXPECT_EQ(built.error().kind, BuildErrorKind::unsupported);
-  EXPECT_NE(built.error().message.find("pin_compatible(hostlib"), std::string::npos) << built.error().message;
+  EXPECT_EQ(built.error().kind, BuildErrorKind::recipe);
+  EXPECT_NE(built.error().message.find("hostlib is not in the host environment"), std::string::npos)
+      << built.error().message;
 }
 
 }  // namespace

@@ -216,6 +216,31 @@ TEST(Variants, MultiOutputVariantsPerOutputWithExactPins) {
   EXPECT_EQ(printed_outputs[10], "py-foo libfoo=1.0 h154eacf_0 python=3.12 target_platform=linux-64 py312hf18fe52_0");
 }
 
+// pin_subpackage resolves against the outputs of the same combination:
+// each variant lists them all (itself included) with their build strings.
+TEST(Variants, EachVariantListsTheOutputsOfItsCombination) {
+  auto rendered = render_variants(multi_output_recipe, "recipe.yaml",
+                                  config_of("c_compiler: [gcc]\nc_compiler_version: ['13', '14']\npython: ['3.11', '3.12']\n"));
+  ASSERT_TRUE(rendered) << rendered.error().message;
+  ASSERT_EQ(rendered->size(), 12u);
+  for (std::size_t first = 0; first < rendered->size(); first += 3) {
+    for (std::size_t each = first; each < first + 3; ++each) {
+      const auto& outputs = (*rendered)[each].outputs;
+      ASSERT_EQ(outputs.size(), 3u);
+      for (std::size_t sibling = 0; sibling < 3; ++sibling) {
+        EXPECT_EQ(outputs[sibling].name, (*rendered)[first + sibling].output_name);
+        EXPECT_EQ(outputs[sibling].version, "1.0");
+        EXPECT_EQ(outputs[sibling].build_string, (*rendered)[first + sibling].build_string);
+      }
+    }
+  }
+  auto single = render_variants(head, "recipe.yaml", config_of(""));
+  ASSERT_TRUE(single) << single.error().message;
+  ASSERT_EQ(single->front().outputs.size(), 1u);
+  EXPECT_EQ(single->front().outputs[0].name, single->front().output_name);
+  EXPECT_EQ(single->front().outputs[0].build_string, single->front().build_string);
+}
+
 // rattler-build's answers (py-rattler-build, as the differential test runs
 // it) for the recipes in tests/data/recipe.
 std::expected<std::vector<RenderedVariant>, RecipeError> render_data_recipe(const char* name, std::string_view variants) {

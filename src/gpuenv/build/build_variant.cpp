@@ -310,7 +310,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   elf.host_prefix = host_prefix;
   elf.before = before;
   elf.settings = build.dynamic_linking;
-  elf.run_requirements = requirement_names(requirements.run);
+  elf.run_requirements = requirement_names(resolved->run);  // after run_exports
   elf.machine_compilers = built.used_machine_compilers;
   const char* search_path = std::getenv("PATH");
   elf.search_path = search_path != nullptr ? search_path : "/usr/bin:/bin";

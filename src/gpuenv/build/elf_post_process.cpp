@@ -174,14 +174,10 @@ std::string overdepend_line(const Overdepend& overdepend) {
 
 }  // namespace
 
-std::set<std::string> requirement_names(const std::vector<recipe::Dependency>& dependencies) {
+std::set<std::string> requirement_names(const std::vector<std::string>& specs) {
   std::set<std::string> names;
-  for (const auto& dependency : dependencies) {
-    if (dependency.pin) {
-      names.insert(dependency.pin->name);
-    } else if (auto name = specs::MatchSpec::extract_name(dependency.spec)) {
-      names.insert(std::move(*name));
-    }
+  for (const auto& spec : specs) {
+    if (auto name = specs::MatchSpec::extract_name(spec)) names.insert(std::move(*name));
   }
   return names;
 }

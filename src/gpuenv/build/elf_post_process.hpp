@@ -37,8 +37,8 @@ struct ElfPostProcessResult {
 
 std::expected<ElfPostProcessResult, BuildError> post_process_elf(const ElfPostProcessRequest& request);
 
-// The package names of `dependencies` ("zlib >=1.3" -> "zlib"; a pin's
-// name), for the run requirements.
-std::set<std::string> requirement_names(const std::vector<recipe::Dependency>& dependencies);
+// The package names of `specs` ("zlib >=1.3" -> "zlib"): the run
+// requirements once pins and run_exports are resolved.
+std::set<std::string> requirement_names(const std::vector<std::string>& specs);
 
 }  // namespace gpuenv::build

@@ -17,6 +17,7 @@
 #include "error_output.hpp"
 #include "gpuenv/build/build_recipe.hpp"
 #include "gpuenv/build/package_format.hpp"
+#include "gpuenv/recipe/render.hpp"
 #include "gpuenv/specs/platform.hpp"
 #include "terminal_reporter.hpp"
 
@@ -65,12 +66,8 @@ class CliBuildObserver : public build::BuildObserver {
   TerminalReporter terminal_;
 };
 
-// A recipe directory means its recipe.yaml, as in rattler-build.
 fs::path recipe_file_of(const std::string& argument) {
-  fs::path path = argument;
-  std::error_code ignored;
-  if (fs::is_directory(path, ignored)) path /= "recipe.yaml";
-  return fs::absolute(path);
+  return fs::absolute(gpuenv::recipe::recipe_file_path(argument));
 }
 
 int fail(const std::string& message, bool as_json, json& built) {

@@ -112,7 +112,7 @@ int run_lint(const LintArguments& arguments) {
   request.render.environment = util::environment_variables();
   std::vector<LintedRecipe> linted;
   for (const auto& recipe : arguments.recipes) {
-    auto findings = rc::lint_recipe_file(recipe, request);
+    auto findings = rc::lint_recipe_file(rc::recipe_file_path(recipe), request);
     // Only a malformed --variant fails lint itself: the command line's mistake.
     if (!findings) return report_usage_error(findings.error().message, arguments.json);
     linted.push_back({recipe, std::move(*findings)});
@@ -133,7 +133,7 @@ int run_lint(const LintArguments& arguments) {
 void add_lint_command(CLI::App& app, Runner& run) {
   auto arguments = std::make_shared<LintArguments>();
   auto* sub = app.add_subcommand("lint", "Check recipe.yaml files for what maintainers get wrong, with the fix");
-  sub->add_option("recipes", arguments->recipes, "The recipe.yaml files (a variants.yaml next to each is read first)")
+  sub->add_option("recipes", arguments->recipes, "The recipe.yaml files, or directories holding one (a variants.yaml next to each is read first)")
       ->required();
   sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)");
   sub->add_option("-m,--variant-config", arguments->variant_files,

@@ -98,7 +98,7 @@ int run_render(const RenderArguments& arguments) {
   request.build_platform = specs::Platform::current().str();
   request.target_platform = arguments.target_platform.empty() ? request.build_platform : arguments.target_platform;
   request.environment = util::environment_variables();
-  auto rendered = rc::render_recipe_file(arguments.recipe, request);
+  auto rendered = rc::render_recipe_file(rc::recipe_file_path(arguments.recipe), request);
   if (!rendered) {
     // A malformed --variant is the command line's mistake, not the recipe's.
     if (rendered.error().file == "--variant") return report_usage_error(rendered.error().message, arguments.json);
@@ -118,7 +118,7 @@ int run_render(const RenderArguments& arguments) {
 void add_render_command(CLI::App& app, Runner& run) {
   auto arguments = std::make_shared<RenderArguments>();
   auto* sub = app.add_subcommand("render", "Render every variant of a recipe.yaml: variant, build string, requirements");
-  sub->add_option("recipe", arguments->recipe, "The recipe.yaml (a variants.yaml next to it is read first)")
+  sub->add_option("recipe", arguments->recipe, "The recipe.yaml, or a directory holding one (a variants.yaml next to it is read first)")
       ->required();
   sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)");
   sub->add_option("-m,--variant-config", arguments->variant_files,

@@ -7,6 +7,11 @@
 
 namespace gpuenv::recipe {
 
+std::filesystem::path recipe_file_path(const std::filesystem::path& argument) {
+  std::error_code ignored;
+  return std::filesystem::is_directory(argument, ignored) ? argument / "recipe.yaml" : argument;
+}
+
 std::optional<std::filesystem::path> recipe_variant_file(const std::filesystem::path& recipe) {
   // rattler-build looks for these two names, in this order, and takes the first.
   for (const char* name : {"variants.yaml", "conda_build_config.yaml"}) {

@@ -35,6 +35,10 @@ struct RenderedRecipe {
   std::map<std::string, RunAsBuildPin, std::less<>> pin_run_as_build;
 };
 
+// The recipe file a command-line argument names: a directory means its
+// recipe.yaml, as in rattler-build; anything else is taken as written.
+std::filesystem::path recipe_file_path(const std::filesystem::path& argument);
+
 // The variant file rattler-build picks up next to `recipe`: variants.yaml,
 // else conda_build_config.yaml; none when neither is a regular file.
 std::optional<std::filesystem::path> recipe_variant_file(const std::filesystem::path& recipe);

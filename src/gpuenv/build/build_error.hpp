@@ -15,6 +15,7 @@ enum class BuildErrorKind {
   packaging,    // the package could not be written, or the output directory indexed
   recipe,       // the recipe or a variant file cannot be read or rendered
   variant_override,  // a --variant KEY=VALUE is malformed (a usage mistake)
+  test,         // a test of the built package failed, or could not be set up
 };
 
 struct BuildError {

@@ -28,6 +28,7 @@ RecipeBuildResult build_recipe(const std::filesystem::path& recipe_file, const R
   build.recipe_text = std::move(*text);
   build.output_dir = request.output_dir;
   build.settings = request.settings;
+  build.run_tests = request.run_tests;
   build.build_platform = request.render.build_platform;
   build.timestamp = request.timestamp != 0
                         ? request.timestamp

@@ -24,6 +24,7 @@ struct RecipeBuildRequest {
   const environment::Settings* settings = nullptr;
   // reproducible_timestamp(); 0: the recipe file's modification time.
   std::int64_t timestamp = 0;
+  bool run_tests = true;  // false: `--test skip`
 };
 
 struct BuiltVariant {

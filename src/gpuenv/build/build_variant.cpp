@@ -9,8 +9,11 @@
 #include "gpuenv/build/build_script.hpp"
 #include "gpuenv/build/compilers.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
+#include "gpuenv/build/output_channel.hpp"
 #include "gpuenv/build/package_output.hpp"
+#include "gpuenv/build/publish_package.hpp"
 #include "gpuenv/build/sources.hpp"
+#include "gpuenv/build/test_files.hpp"
 #include "gpuenv/environment/apply.hpp"
 #include "gpuenv/environment/plan.hpp"
 
@@ -167,6 +170,11 @@ std::vector<recipe::Source> sources_of(const recipe::RenderedVariant& variant) {
   return sources;
 }
 
+const std::vector<recipe::TestElement>& tests_of(const recipe::RenderedVariant& variant) {
+  const auto& recipe = variant.recipe;
+  return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].tests : recipe.tests;
+}
+
 const recipe::Build& build_of(const recipe::RenderedVariant& variant) {
   const auto& recipe = variant.recipe;
   return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].build : recipe.build;
@@ -189,7 +197,8 @@ std::int64_t reproducible_timestamp(const util::EnvLookup& env, const fs::path& 
 std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVariant& variant,
                                                       const BuildRequest& request, BuildObserver& observer) {
   const auto start = Clock::now();
-  const environment::Settings& settings = *request.settings;
+  // The output directory is the first channel (output_channel.hpp).
+  const environment::Settings settings = with_local_channels(*request.settings, {request.output_dir});
   const auto& requirements = variant.requirements();
   const auto& build = build_of(variant);
   const auto target_platform_value = variant.variant.find("target_platform");
@@ -217,6 +226,9 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   built.log_file = output_dir / "bld" / (stem + ".log");
   BuildLog log(built.log_file, observer);
   log.line("building " + stem + " (" + subdir + ") from " + request.recipe_file.string());
+  auto channel = prepare_local_channel(output_dir, {subdir, variant_platform});
+  if (!channel) return std::unexpected(channel.error());
+  for (const auto& warning : *channel) observer.warning(warning);
 
   auto build_specs = plain_specs(requirements.build, "build");
   if (!build_specs) return std::unexpected(build_specs.error());
@@ -291,10 +303,20 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   output.recipe_text = request.recipe_text;
   output.timestamp = request.timestamp;
   output.zstd_level = request.zstd_level;
-  auto written = write_package_output(output, *files, output_dir);
+  auto test_members = package_test_members(tests_of(variant), {run.recipe_dir, src_dir, request.timestamp});
+  if (!test_members) return std::unexpected(test_members.error());
+  output.extra_members = std::move(*test_members);
+  const auto staging_dir = work_dir / "staging";
+  auto written = write_package_output(output, *files, staging_dir);
   if (!written) return std::unexpected(written.error());
-  built.package = *written;
-  log.line("wrote " + built.package.string());
+  log.line("wrote " + written->string());
+  auto tested = test_and_publish({*written, staging_dir, package_path, work_dir / "test", built.log_file, &settings,
+                                  request.build_platform, request.run_tests},
+                                 observer);
+  if (!tested) return std::unexpected(tested.error());
+  built.tests = *tested;
+  built.package = package_path;
+  log.line("moved into the output channel: " + built.package.string());
   fs::remove_all(work_dir, error);
   built.seconds = seconds_since(start);
   return built;

@@ -45,6 +45,7 @@ struct BuildRequest {
   // set, else the recipe file's modification time (same inputs, same bytes).
   std::int64_t timestamp = 0;
   int zstd_level = 19;
+  bool run_tests = true;  // false: --test skip (publish_package.hpp)
 };
 
 struct BuiltPackage {
@@ -55,6 +56,7 @@ struct BuiltPackage {
   bool used_machine_compilers = false;
   double seconds = 0;
   double script_seconds = 0;
+  std::size_t tests = 0;  // the package's tests, run and passed
 };
 
 std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVariant& variant,

@@ -149,6 +149,7 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
   members.push_back(text_member("info/hash_input.json", variant.hash_input, mtime));
   members.push_back(text_member("info/recipe/recipe.yaml", output.recipe_text, mtime));
   members.push_back(text_member("info/recipe/variant_config.yaml", variant_yaml(variant.variant), mtime));
+  members.insert(members.end(), output.extra_members.begin(), output.extra_members.end());
   std::sort(members.begin(), members.end(),
             [](const package::PackageMember& a, const package::PackageMember& b) { return a.path < b.path; });
 

@@ -18,6 +18,7 @@
 
 #include "gpuenv/build/build_error.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
+#include "gpuenv/package/package_writer.hpp"
 #include "gpuenv/recipe/variants.hpp"
 
 namespace gpuenv::build {
@@ -28,6 +29,7 @@ struct PackageOutput {
   std::string recipe_text;      // recipe.yaml as given
   std::int64_t timestamp = 0;   // seconds since the epoch
   int zstd_level = 19;          // conda-build's and rattler-build's release level
+  std::vector<package::PackageMember> extra_members;  // info/tests/ (test_files.hpp), ...
 };
 
 // index.json's text (sorted keys, as conda-build writes it).

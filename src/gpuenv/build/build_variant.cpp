@@ -9,6 +9,7 @@
 #include "gpuenv/build/build_script.hpp"
 #include "gpuenv/build/compilers.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
+#include "gpuenv/build/noarch_python.hpp"
 #include "gpuenv/build/output_channel.hpp"
 #include "gpuenv/build/package_output.hpp"
 #include "gpuenv/build/publish_package.hpp"
@@ -293,6 +294,13 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
 
   auto files = new_prefix_files(host_prefix, before, build.prefix_detection);
   if (!files) return std::unexpected(files.error());
+  std::vector<package::PackageMember> extra_members;
+  if (build.noarch == "python") {
+    apply_noarch_python_layout(*files, build.python.entry_points);
+    auto link = noarch_python_link_json(build.python.entry_points, request.timestamp);
+    if (!link) return std::unexpected(link.error());
+    extra_members.push_back(std::move(*link));
+  }
   built.files = files->size();
   for (const auto& file : *files) built.prefix_files += file.entry.has_prefix() ? 1 : 0;
   log.line("packaging " + std::to_string(built.files) + " files (" + std::to_string(built.prefix_files) +
@@ -305,7 +313,8 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   output.zstd_level = request.zstd_level;
   auto test_members = package_test_members(tests_of(variant), {run.recipe_dir, src_dir, request.timestamp});
   if (!test_members) return std::unexpected(test_members.error());
-  output.extra_members = std::move(*test_members);
+  output.extra_members = std::move(extra_members);
+  output.extra_members.insert(output.extra_members.end(), test_members->begin(), test_members->end());
   const auto staging_dir = work_dir / "staging";
   auto written = write_package_output(output, *files, staging_dir);
   if (!written) return std::unexpected(written.error());

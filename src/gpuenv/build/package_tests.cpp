@@ -305,9 +305,21 @@ std::expected<PackageTestReport, BuildError> test_package(const PackageTestReque
   }
   auto facts = read_package_facts(package_root, request.package_file);
   if (!facts) return std::unexpected(facts.error());
+  PackageTestRequest staged = request;
+  if (staged.channel_dir.empty()) {
+    // A package file from anywhere: a channel of its own to install it from.
+    staged.channel_dir = request.work_dir / "channel";
+    const auto copy = staged.channel_dir / facts->subdir / request.package_file.filename();
+    fs::create_directories(copy.parent_path(), error);
+    fs::copy_file(request.package_file, copy, fs::copy_options::overwrite_existing, error);
+    if (error) return test_failure("cannot copy " + request.package_file.string() + " to " + copy.string() + ": " + error.message());
+    auto channel = prepare_local_channel(staged.channel_dir, {facts->subdir});
+    if (!channel) return std::unexpected(channel.error());
+    if (!channel->empty()) return test_failure(channel->front());
+  }
   PackageTestReport report;
   report.tests = facts->tests.size();
-  TestRun run(request, observer, std::move(*facts), package_root);
+  TestRun run(staged, observer, std::move(*facts), package_root);
   for (std::size_t index = 0; index < report.tests; ++index) {
     if (auto passed = run.run(index); !passed) return std::unexpected(passed.error());
   }

@@ -35,7 +35,9 @@ namespace gpuenv::build {
 
 struct PackageTestRequest {
   std::filesystem::path package_file;  // <channel_dir>/<subdir>/<file>.conda
-  std::filesystem::path channel_dir;   // an indexed channel holding package_file
+  // An indexed channel holding package_file; empty: one is made in work_dir
+  // (`gpuenv test` of a package file from anywhere).
+  std::filesystem::path channel_dir;
   std::filesystem::path work_dir;      // created fresh; the environments go here
   const environment::Settings* settings = nullptr;  // channels searched after channel_dir
   std::string build_platform;          // what a noarch package is tested on

@@ -32,7 +32,7 @@ build:
     - echo "hello" > "$PREFIX/share/tested/message.txt"
 tests:
   - script:
-      - echo "running the test of $PKG_NAME"
+      - echo "running the test of tested"
       - )" + test_line + "\n";
 }
 

@@ -17,6 +17,7 @@
 #include "support/package_builder.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_directory.hpp"
+#include "build_test_support.hpp"
 
 namespace {
 
@@ -25,13 +26,6 @@ using gpuenv::testing::read_file;
 using gpuenv::testing::TempDirectory;
 using gpuenv::testing::write_text_file;
 using json = nlohmann::json;
-
-class Recorder : public gpuenv::build::BuildObserver {
- public:
-  void step(std::string_view message) override { steps += std::string(message) + "\n"; }
-  void script_output(std::string_view piece) override { output += piece; }
-  std::string steps, output;
-};
 
 constexpr const char* kMachinePython = "/usr/bin/python3";
 
@@ -99,16 +93,7 @@ TEST(NoarchPython, BuiltWithTheNoarchLayoutInstalledAndTestedWithARealInterprete
                         0755));
   write_text_file(dir / "channel/noarch/repodata.json",
                   R"({"info": {"subdir": "noarch"}, "packages": {}, "packages.conda": {}})");
-  gpuenv::environment::SettingsOverrides overrides;
-  overrides.channels = {"file://" + (dir / "channel").string()};
-  overrides.override_channels = true;
-  auto settings = gpuenv::environment::settings_from(
-      {}, overrides,
-      gpuenv::util::fixed_environment({{"HOME", (dir / "home").string()},
-                                       {"GPUENV_ROOT_PREFIX", (dir / "root").string()},
-                                       {"GPUENV_CACHE_DIR", (dir / "cache").string()},
-                                       {"CONDA_OVERRIDE_CUDA", ""},
-                                       {"CONDA_OVERRIDE_GLIBC", "2.36"}}));
+  auto settings = gpuenv::testing::local_channel_settings(dir.path(), dir / "channel");
   ASSERT_TRUE(settings) << settings.error().message;
 
   std::string recipe = greet_recipe;
@@ -119,7 +104,7 @@ TEST(NoarchPython, BuiltWithTheNoarchLayoutInstalledAndTestedWithARealInterprete
   request.output_dir = dir / "output";
   request.settings = &*settings;
   request.timestamp = 1700000000;
-  Recorder observer;
+  gpuenv::testing::RecordingBuildObserver observer;
   const auto result = gpuenv::build::build_recipe(dir / "greet/recipe.yaml", request, observer);
   ASSERT_FALSE(result.error) << result.error->message << "\n" << observer.steps << observer.output;
   ASSERT_EQ(result.built.size(), 1u);

@@ -16,6 +16,7 @@
 #include "support/package_builder.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_directory.hpp"
+#include "build_test_support.hpp"
 
 namespace {
 
@@ -26,13 +27,6 @@ using gpuenv::testing::TempDirectory;
 using gpuenv::testing::write_text_file;
 using json = nlohmann::json;
 
-class Recorder : public gpuenv::build::BuildObserver {
- public:
-  void step(std::string_view message) override { steps += std::string(message) + "\n"; }
-  void script_output(std::string_view piece) override { output += piece; }
-  std::string steps, output;
-};
-
 class PackageTests : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -41,16 +35,7 @@ class PackageTests : public ::testing::Test {
                     .file("bin/testtool", "#!/bin/sh\necho \"testtool says $1\"\n", 0755));
     channel.add(gpuenv::testing::PackageBuilder("uses-greeting", "1.0").noarch_generic().depends({"greeting >=1"}));
     channel.add(gpuenv::testing::PackageBuilder("wants-old-greeting", "1.0").noarch_generic().depends({"greeting <1"}));
-    gpuenv::environment::SettingsOverrides overrides;
-    overrides.channels = {"file://" + (dir / "channel").string()};
-    overrides.override_channels = true;
-    auto loaded = gpuenv::environment::settings_from(
-        {}, overrides,
-        gpuenv::util::fixed_environment({{"HOME", (dir / "home").string()},
-                                         {"GPUENV_ROOT_PREFIX", (dir / "root").string()},
-                                         {"GPUENV_CACHE_DIR", (dir / "cache").string()},
-                                         {"CONDA_OVERRIDE_CUDA", ""},
-                                         {"CONDA_OVERRIDE_GLIBC", "2.36"}}));
+    auto loaded = gpuenv::testing::local_channel_settings(dir.path(), dir / "channel");
     ASSERT_TRUE(loaded) << loaded.error().message;
     settings = std::move(*loaded);
   }
@@ -73,7 +58,7 @@ class PackageTests : public ::testing::Test {
   TempDirectory dir;
   gpuenv::testing::ChannelBuilder channel{dir / "channel", "file://" + (dir / "channel").string()};
   gpuenv::environment::Settings settings;
-  Recorder observer;
+  gpuenv::testing::RecordingBuildObserver observer;
 };
 
 const char* const greeting = R"(package:

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "build_observer.hpp"
 #include "channel_setup.hpp"
 #include "command.hpp"
 #include "error_output.hpp"
@@ -19,7 +20,6 @@
 #include "gpuenv/build/package_format.hpp"
 #include "gpuenv/recipe/render.hpp"
 #include "gpuenv/specs/platform.hpp"
-#include "terminal_reporter.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -38,32 +38,8 @@ struct BuildArguments {
   std::optional<std::string> source;
   std::optional<std::string> source_version;
   bool json = false;
-};
-
-// The environment layer's events through the terminal reporter; the
-// builder's own steps and the script's output on stderr, unless --json.
-class CliBuildObserver : public build::BuildObserver {
- public:
-  explicit CliBuildObserver(bool quiet) : quiet_(quiet), terminal_(!quiet) {}
-  void step(std::string_view message) override {
-    if (!quiet_) fmt::print(stderr, "{}\n", message);
-  }
-  void script_output(std::string_view piece) override {
-    if (!quiet_) std::fwrite(piece.data(), 1, piece.size(), stderr);
-  }
-  void warning(std::string_view message) override { terminal_.warning(message); }
-  void notice(std::string_view message) override { terminal_.notice(message); }
-  std::size_t subdir_started(std::string label) override { return terminal_.subdir_started(std::move(label)); }
-  void subdir_received(std::size_t id, std::uint64_t bytes) override { terminal_.subdir_received(id, bytes); }
-  void subdir_finished(std::size_t id, std::string_view outcome) override { terminal_.subdir_finished(id, outcome); }
-  void transaction_progress(const environment::TransactionProgress& progress) override {
-    terminal_.transaction_progress(progress);
-  }
-  void transaction_finished() override { terminal_.transaction_finished(); }
-
- private:
-  bool quiet_;
-  TerminalReporter terminal_;
+  std::string test_mode = "native";  // rattler-build's --test: skip | native | native-and-emulated
+  bool no_test = false;
 };
 
 fs::path recipe_file_of(const std::string& argument) {
@@ -111,6 +87,7 @@ int run_build(const BuildArguments& arguments) {
     request.timestamp = build::reproducible_timestamp(env, recipe_file);
     request.package_format = package_format;
     request.source_override = *source_override;
+    request.run_tests = !arguments.no_test && arguments.test_mode != "skip";
     const auto result = build::build_recipe(recipe_file, request, observer);
     for (const auto& each : result.built) {
       const auto& package = each.package;
@@ -120,6 +97,7 @@ int run_build(const BuildArguments& arguments) {
                        {"package", package.package.string()},
                        {"log", package.log_file.string()},
                        {"files", package.files},
+                       {"tests", package.tests},
                        {"machine_compilers", package.used_machine_compilers},
                        {"seconds", package.seconds},
                        {"script_seconds", package.script_seconds}});
@@ -162,6 +140,11 @@ void add_build_command(CLI::App& app, Runner& run) {
                   "Build from this directory or archive instead of the recipe's sources (recorded in about.json)");
   sub->add_option("--source-version", arguments->source_version,
                   "Build under this version instead of the recipe's (recorded in about.json)");
+  sub->add_option("--test", arguments->test_mode,
+                  "Run the recipe's tests before a package enters the output channel (native, the default; "
+                  "native-and-emulated is native here), or skip them")
+      ->check(CLI::IsMember({"skip", "native", "native-and-emulated"}));
+  sub->add_flag("--no-test", arguments->no_test, "Same as --test skip");
   sub->add_flag("--json", arguments->json, "Print JSON (steps and script output only in the log)");
   sub->callback([&run, arguments] { run = [arguments] { return run_build(*arguments); }; });
 }

@@ -18,6 +18,7 @@ enum class BuildErrorKind {
   recipe,       // the recipe or a variant file cannot be read or rendered
   variant_override,  // a --variant KEY=VALUE is malformed (a usage mistake)
   option,       // another command-line value is malformed (--package-format, --source)
+  test,         // a test of the built package failed, or could not be set up
 };
 
 struct BuildError {

@@ -29,6 +29,7 @@ RecipeBuildResult build_recipe(const std::filesystem::path& recipe_file, const R
   build.output_dir = request.output_dir;
   build.settings = request.settings;
   build.pin_run_as_build = rendered->pin_run_as_build;
+  build.run_tests = request.run_tests;
   build.build_platform = request.render.build_platform;
   build.timestamp = request.timestamp != 0
                         ? request.timestamp

@@ -27,6 +27,7 @@ struct RecipeBuildRequest {
   std::int64_t timestamp = 0;
   std::optional<PackageFormat> package_format;  // absent: .conda
   SourceOverride source_override;               // --source, --source-version
+  bool run_tests = true;  // false: `--test skip`
 };
 
 struct BuiltVariant {

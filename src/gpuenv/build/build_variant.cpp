@@ -11,10 +11,14 @@
 #include "gpuenv/build/cuda_build.hpp"
 #include "gpuenv/build/elf_post_process.hpp"
 #include "gpuenv/build/new_prefix_files.hpp"
+#include "gpuenv/build/noarch_python.hpp"
+#include "gpuenv/build/output_channel.hpp"
 #include "gpuenv/build/package_output.hpp"
+#include "gpuenv/build/publish_package.hpp"
 #include "gpuenv/build/resolved_requirements.hpp"
 #include "gpuenv/build/script_templates.hpp"
 #include "gpuenv/build/sources.hpp"
+#include "gpuenv/build/test_files.hpp"
 #include "gpuenv/environment/apply.hpp"
 #include "gpuenv/environment/plan.hpp"
 #include "gpuenv/util/environment.hpp"
@@ -169,6 +173,11 @@ std::vector<recipe::Source> sources_of(const recipe::RenderedVariant& variant) {
   return sources;
 }
 
+const std::vector<recipe::TestElement>& tests_of(const recipe::RenderedVariant& variant) {
+  const auto& recipe = variant.recipe;
+  return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].tests : recipe.tests;
+}
+
 const recipe::Build& build_of(const recipe::RenderedVariant& variant) {
   const auto& recipe = variant.recipe;
   return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].build : recipe.build;
@@ -191,7 +200,8 @@ std::int64_t reproducible_timestamp(const util::EnvLookup& env, const fs::path& 
 std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVariant& variant,
                                                       const BuildRequest& request, BuildObserver& observer) {
   const auto start = Clock::now();
-  const environment::Settings& settings = *request.settings;
+  // The output directory is the first channel (output_channel.hpp).
+  const environment::Settings settings = with_local_channels(*request.settings, {request.output_dir});
   const auto& requirements = variant.requirements();
   const auto& build = build_of(variant);
   const auto target_platform_value = variant.variant.find("target_platform");
@@ -220,6 +230,9 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   built.log_file = output_dir / "bld" / (stem + ".log");
   BuildLog log(built.log_file, observer);
   log.line("building " + stem + " (" + subdir + ") from " + request.recipe_file.string());
+  auto channel = prepare_local_channel(output_dir, {subdir, variant_platform});
+  if (!channel) return std::unexpected(channel.error());
+  for (const auto& warning : *channel) observer.warning(warning);
 
   auto build_specs = environment_specs(requirements.build, variant, "build");
   if (!build_specs) return std::unexpected(build_specs.error());
@@ -327,6 +340,13 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
       return std::unexpected(checked.error());
     }
   }
+  std::vector<package::PackageMember> extra_members;
+  if (build.noarch == "python") {
+    apply_noarch_python_layout(*files, build.python.entry_points);
+    auto link = noarch_python_link_json(build.python.entry_points, request.timestamp);
+    if (!link) return std::unexpected(link.error());
+    extra_members.push_back(std::move(*link));
+  }
   built.files = files->size();
   for (const auto& file : *files) built.prefix_files += file.entry.has_prefix() ? 1 : 0;
   log.line("packaging " + std::to_string(built.files) + " files (" + std::to_string(built.prefix_files) +
@@ -341,10 +361,21 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   output.format = format;
   output.source_override_json = request.source_override_json;
   output.requirements = std::move(*resolved);
-  auto written = write_package_output(output, *files, output_dir);
+  auto test_members = package_test_members(tests_of(variant), {run.recipe_dir, src_dir, request.timestamp});
+  if (!test_members) return std::unexpected(test_members.error());
+  output.extra_members = std::move(extra_members);
+  output.extra_members.insert(output.extra_members.end(), test_members->begin(), test_members->end());
+  const auto staging_dir = work_dir / "staging";
+  auto written = write_package_output(output, *files, staging_dir);
   if (!written) return std::unexpected(written.error());
-  built.package = *written;
-  log.line("wrote " + built.package.string());
+  log.line("wrote " + written->string());
+  auto tested = test_and_publish({*written, staging_dir, package_path, work_dir / "test", built.log_file, &settings,
+                                  request.build_platform, request.run_tests},
+                                 observer);
+  if (!tested) return std::unexpected(tested.error());
+  built.tests = *tested;
+  built.package = package_path;
+  log.line("moved into the output channel: " + built.package.string());
   fs::remove_all(work_dir, error);
   built.seconds = seconds_since(start);
   return built;

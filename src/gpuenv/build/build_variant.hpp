@@ -53,6 +53,7 @@ struct BuildRequest {
   // about.json's extra.gpuenv_source_override (source_override.hpp); empty: none.
   std::string source_override_json;
   RunAsBuildPins pin_run_as_build;  // the variant configuration's (conda-build's pin_run_as_build)
+  bool run_tests = true;  // false: --test skip (publish_package.hpp)
 };
 
 struct BuiltPackage {
@@ -64,6 +65,7 @@ struct BuiltPackage {
   double seconds = 0;
   double script_seconds = 0;
   double elf_seconds = 0;  // relocation and the linking check
+  std::size_t tests = 0;  // the package's tests, run and passed
 };
 
 std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVariant& variant,

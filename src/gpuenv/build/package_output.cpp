@@ -159,6 +159,7 @@ std::expected<fs::path, BuildError> write_package_output(const PackageOutput& ou
   members.push_back(text_member("info/hash_input.json", variant.hash_input, mtime));
   members.push_back(text_member("info/recipe/recipe.yaml", output.recipe_text, mtime));
   members.push_back(text_member("info/recipe/variant_config.yaml", variant_yaml(variant.variant), mtime));
+  members.insert(members.end(), output.extra_members.begin(), output.extra_members.end());
   // Sorted; in a .tar.bz2 info/ comes first, as rattler-build and
   // conda-package-handling write it, so a reader of the metadata stops early.
   const bool info_first = output.format.archive == package::ArchiveFormat::tar_bz2;

@@ -21,6 +21,7 @@
 #include "gpuenv/build/new_prefix_files.hpp"
 #include "gpuenv/build/package_format.hpp"
 #include "gpuenv/build/resolved_requirements.hpp"
+#include "gpuenv/package/package_writer.hpp"
 #include "gpuenv/recipe/variants.hpp"
 
 namespace gpuenv::build {
@@ -35,6 +36,7 @@ struct PackageOutput {
   // Where about.license_file entries are looked up (license_files.hpp).
   std::filesystem::path src_dir, recipe_dir;
   ResolvedRequirements requirements;  // index.json's depends/constrains, info/run_exports.json
+  std::vector<package::PackageMember> extra_members;  // info/tests/ (test_files.hpp), ...
 };
 
 // index.json's text (sorted keys, as conda-build writes it).

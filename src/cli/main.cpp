@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   gpuenv::cli::add_lint_command(app, run);
   gpuenv::cli::add_index_command(app, run);
   gpuenv::cli::add_build_command(app, run);
+  gpuenv::cli::add_ci_command(app, run);
   gpuenv::cli::add_planned_commands(app, run);
 
   // CLI11 would only say "A subcommand is required" for a mistyped one.

@@ -16,7 +16,6 @@ struct PlannedCommand {
 
 constexpr PlannedCommand planned_commands[] = {
     {"test", "Test built packages in fresh environments"},
-    {"ci", "Build and test recipes inside the project's CI images"},
 };
 
 }  // namespace

@@ -38,6 +38,8 @@ std::string build_command(const CiMatrix& matrix, const CiJob& job, std::string_
 std::string cache_exports(std::string_view workspace);
 // The final job's check: for now the channel's packages as gpuenv sees them.
 std::string list_channel_command(std::string_view channel);
+// The comment lines every generated file starts with.
+std::string generated_header(std::string_view provider);
 // A YAML double-quoted scalar.
 std::string yaml_quoted(std::string_view text);
 std::string job_title(const CiJob& job);

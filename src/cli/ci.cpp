@@ -1,0 +1,166 @@
+// `gpuenv ci images` and `gpuenv ci render`: the CI images' Dockerfiles kept
+// in step with their definitions, and the CI configuration that builds every
+// recipe of the repository (the ci module does the work; docs/ci.md).
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "error_output.hpp"
+#include "gpuenv/ci/ci_config.hpp"
+#include "gpuenv/ci/ci_matrix.hpp"
+#include "gpuenv/ci/dockerfile.hpp"
+#include "gpuenv/util/environment.hpp"
+#include "gpuenv/util/file_io.hpp"
+
+namespace gpuenv::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+struct ImagesArguments {
+  std::string images_dir = "ci-images";
+  bool write = false;
+  bool check = false;
+  bool json = false;
+};
+
+struct RenderCiArguments {
+  std::string provider = "github";
+  std::string recipes_dir = "recipes";
+  std::string images_dir = "ci-images";
+  std::vector<std::string> variant_files;
+  std::string target_platform = "linux-64";
+  std::string output;
+  bool json = false;
+};
+
+int report_ci_error(const ci::CiError& error, bool as_json) {
+  return report_error(environment::make_error(environment::ErrorKind::configuration, error.message), as_json);
+}
+
+int run_images(const ImagesArguments& arguments) {
+  auto states = ci::sync_dockerfiles(arguments.images_dir, arguments.write);
+  if (!states) return report_ci_error(states.error(), arguments.json);
+  std::vector<std::string> stale;
+  for (const auto& state : *states) {
+    if (!state.up_to_date) stale.push_back(state.dockerfile.string());
+  }
+  if (arguments.json) {
+    json images = json::array();
+    for (const auto& state : *states) {
+      images.push_back({{"image", state.image},
+                        {"dockerfile", state.dockerfile.string()},
+                        {"up_to_date", state.up_to_date},
+                        {"written", arguments.write && !state.up_to_date}});
+    }
+    fmt::print("{}\n", json{{"schema_version", 1}, {"images", std::move(images)}}.dump(2));
+  } else {
+    for (const auto& state : *states) {
+      const char* verdict = state.up_to_date ? "up to date" : arguments.write ? "written" : "stale";
+      fmt::print("{:<12} {} ({})\n", state.image, state.dockerfile.string(), verdict);
+    }
+  }
+  if (arguments.check && !arguments.write && !stale.empty()) {
+    std::fflush(stdout);
+    fmt::print(stderr, "gpuenv: error: {} Dockerfile(s) differ from their image.yaml: {}; run `gpuenv ci images "
+                       "--write`\n",
+               stale.size(), fmt::join(stale, ", "));
+    return 1;
+  }
+  return 0;
+}
+
+json matrix_json(const ci::CiMatrix& matrix) {
+  json jobs = json::array();
+  for (const auto& job : matrix.jobs) {
+    jobs.push_back({{"id", job.id},
+                    {"recipe", job.recipe},
+                    {"recipe_hash", job.recipe_hash},
+                    {"package", job.package},
+                    {"version", job.version},
+                    {"build_string", job.build_string},
+                    {"image", job.image},
+                    {"docker_image", job.docker_image},
+                    {"variant", job.variant_arguments},
+                    {"needs", job.needs}});
+  }
+  return {{"schema_version", 1},
+          {"variant_files", matrix.variant_files},
+          {"index_image", matrix.index_image},
+          {"jobs", std::move(jobs)}};
+}
+
+int run_render_ci(const RenderCiArguments& arguments) {
+  const auto provider = ci::parse_provider(arguments.provider);
+  if (!provider) {
+    return report_usage_error(fmt::format("unknown provider '{}': use github or gitlab", arguments.provider),
+                              arguments.json);
+  }
+  ci::MatrixRequest request;
+  request.recipes_dir = arguments.recipes_dir;
+  request.images_dir = arguments.images_dir;
+  request.target_platform = arguments.target_platform;
+  request.environment = util::environment_variables();
+  if (arguments.variant_files.empty()) {
+    request.variant_files.emplace_back("metadata/variants/variants.yaml");
+  } else {
+    request.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
+  }
+  auto matrix = ci::build_matrix(request);
+  if (!matrix) return report_ci_error(matrix.error(), arguments.json);
+  if (arguments.json) {
+    fmt::print("{}\n", matrix_json(*matrix).dump(2));
+    return 0;
+  }
+  const auto text = ci::render_ci_config(*matrix, *provider);
+  if (arguments.output.empty()) {
+    fmt::print("{}", text);
+    return 0;
+  }
+  if (auto error = util::write_file_atomically(arguments.output, text)) {
+    return report_error(environment::make_error(environment::ErrorKind::configuration,
+                                                fmt::format("cannot write {}: {}", arguments.output, *error)));
+  }
+  fmt::print(stderr, "gpuenv: wrote {} ({} jobs)\n", arguments.output, matrix->jobs.size() + 1);
+  return 0;
+}
+
+}  // namespace
+
+void add_ci_command(CLI::App& app, Runner& run) {
+  auto* ci = app.add_subcommand("ci", "CI images and the CI configuration that builds every recipe");
+  ci->require_subcommand(1);
+
+  auto images = std::make_shared<ImagesArguments>();
+  auto* images_command =
+      ci->add_subcommand("images", "Generate ci-images/<name>/Dockerfile from each image.yaml (or check them)");
+  images_command->add_option("--images-dir", images->images_dir, "The images folder (default: ci-images)");
+  images_command->add_flag("--write", images->write, "Rewrite the Dockerfiles that differ from their image.yaml");
+  images_command->add_flag("--check", images->check, "Exit 1 when a Dockerfile differs from its image.yaml");
+  images_command->add_flag("--json", images->json, "Print JSON");
+  images_command->callback([&run, images] { run = [images] { return run_images(*images); }; });
+
+  auto render = std::make_shared<RenderCiArguments>();
+  auto* render_command = ci->add_subcommand(
+      "render", "Print the GitHub Actions or GitLab CI configuration building every recipe's variants");
+  render_command->add_option("--provider", render->provider, "github (default) or gitlab");
+  render_command->add_option("--recipes", render->recipes_dir, "Where the recipe.yaml files are (default: recipes)");
+  render_command->add_option("--images-dir", render->images_dir, "The images folder (default: ci-images)");
+  render_command->add_option("-m,--variant-config", render->variant_files,
+                             "Variant files, in order (default: metadata/variants/variants.yaml)");
+  render_command->add_option("--target-platform", render->target_platform, "The platform built for (linux-64)");
+  render_command->add_option("--output", render->output,
+                             "Write here (.github/workflows/gpuenv-packages.yml, .gitlab-ci.yml) instead of stdout");
+  render_command->add_flag("--json", render->json, "Print the job matrix as JSON instead");
+  render_command->callback([&run, render] { run = [render] { return run_render_ci(*render); }; });
+}
+
+}  // namespace gpuenv::cli

@@ -123,7 +123,7 @@ TEST_F(BuildCudaCli, StencilExampleBuildsPassesTheCudaCheckAndRuns) {
   const auto index = json::parse(read_file(extracted / "info/index.json"));
   EXPECT_EQ(index["constrains"], json::array({"__cuda >=" + nvcc_version.substr(0, nvcc_version.find('.'))}));
   const auto run_exports = json::parse(read_file(extracted / "info/run_exports.json"));
-  EXPECT_EQ(run_exports["weak"], json::array({"libstencil >=1.0.0,<1.1"}));
+  EXPECT_EQ(run_exports["weak"], json::array({"libstencil >=1.0.0,<1.1.0a0"}));
 
   write_text_file(machine / "explicit.txt", "@EXPLICIT\nfile://" + package.string() + "\n");
   const auto prefix = machine / "env";

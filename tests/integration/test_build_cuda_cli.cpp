@@ -97,23 +97,39 @@ requirements:
   gpuenv::testing::SolveCliMachine machine;
 };
 
+// The example as a user builds it: a CPU variant and one for this
+// machine's CUDA version; the solver then picks the build that fits the
+// driver (CONDA_OVERRIDE_CUDA stands in for one), and a second build of the
+// same inputs gives the same bytes.
 TEST_F(BuildCudaCli, StencilExampleBuildsPassesTheCudaCheckAndRuns) {
   const fs::path recipe = fs::path(GPUENV_SOURCE_DIR) / "recipes/examples/stencil";
-  const auto result = build(recipe, {"--json"});
+  const std::vector<std::string> both = {"build", recipe.string(), "--output-dir", output().string(),
+                                         "-c", "file://" + (machine / "channel").string(), "--override-channels",
+                                         "--variant", "cuda_compiler_version=None," + nvcc_version, "--json"};
+  const auto env = machine.env({"SOURCE_DATE_EPOCH=1700000000"});
+  const auto result = run_gpuenv(both, env);
   ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
   const auto report = json::parse(result.out);
-  ASSERT_EQ(report["packages"].size(), 1u) << result.out;
-  const auto& built = report["packages"][0];
-  EXPECT_TRUE(built["machine_compilers"].get<bool>());
-  const double seconds = built["seconds"].get<double>();
-  const double script_seconds = built["script_seconds"].get<double>();
+  ASSERT_EQ(report["packages"].size(), 2u) << result.out;
+  const std::string cuda_build = "cuda" + nvcc_version.substr(0, nvcc_version.find('.')) +
+                                 nvcc_version.substr(nvcc_version.find('.') + 1) + "_";
+  json cuda, cpu;
+  for (const auto& built : report["packages"]) {
+    (built["build_string"].get<std::string>().starts_with("cpu_") ? cpu : cuda) = built;
+  }
+  ASSERT_TRUE(cuda["build_string"].get<std::string>().starts_with(cuda_build)) << result.out;
+  EXPECT_TRUE(cuda["machine_compilers"].get<bool>());
+  EXPECT_EQ(cuda["tests"], 2);  // the script test ran (without a GPU here) and package_contents
+  EXPECT_EQ(cpu["tests"], 2);
+  const double seconds = cuda["seconds"].get<double>();
+  const double script_seconds = cuda["script_seconds"].get<double>();
   std::cout << "stencil build: " << seconds << " s, script " << script_seconds << " s, gpuenv overhead "
             << seconds - script_seconds << " s\n";
-  const auto log = read_file(built["log"].get<std::string>());
+  const auto log = read_file(cuda["log"].get<std::string>());
   EXPECT_NE(log.find("using this machine's"), std::string::npos) << log;
   EXPECT_NE(log.find("CUDA check: 1 files with device code, asked for 75-real;80-real;90"), std::string::npos) << log;
 
-  const fs::path package = built["package"].get<std::string>();
+  const fs::path package = cuda["package"].get<std::string>();
   const auto extracted = machine / "extracted";
   gpuenv::package::extract_package(package, extracted);
   const auto paths = json::parse(read_file(extracted / "info/paths.json"));
@@ -121,18 +137,45 @@ TEST_F(BuildCudaCli, StencilExampleBuildsPassesTheCudaCheckAndRuns) {
   for (const auto& entry : paths["paths"]) listed.push_back(entry["_path"].get<std::string>());
   EXPECT_EQ(listed, (std::vector<std::string>{"bin/stencil-check", "include/stencil.h", "lib/libstencil.so"}));
   const auto index = json::parse(read_file(extracted / "info/index.json"));
-  EXPECT_EQ(index["constrains"], json::array({"__cuda >=" + nvcc_version.substr(0, nvcc_version.find('.'))}));
+  EXPECT_EQ(index["depends"], json::array({"__cuda >=" + nvcc_version.substr(0, nvcc_version.find('.'))}));
+  EXPECT_FALSE(index.contains("track_features"));
   const auto run_exports = json::parse(read_file(extracted / "info/run_exports.json"));
   EXPECT_EQ(run_exports["weak"], json::array({"libstencil >=1.0.0,<1.1.0a0"}));
+  EXPECT_TRUE(fs::exists(extracted / "info/licenses/LICENSE"));
+  EXPECT_TRUE(fs::exists(extracted / "info/tests/tests.yaml"));
+  const auto cpu_extracted = machine / "extracted-cpu";
+  gpuenv::package::extract_package(cpu["package"].get<std::string>(), cpu_extracted);
+  const auto cpu_index = json::parse(read_file(cpu_extracted / "info/index.json"));
+  EXPECT_EQ(cpu_index["depends"], json::array());
+  EXPECT_EQ(cpu_index["track_features"], "libstencil-p-0");
+
+  // The driver decides: a CUDA 13 driver gets the CUDA build, none the CPU one.
+  const auto channel = "file://" + output().string();
+  for (const auto& [override_cuda, expected] :
+       {std::pair<std::string, std::string>{nvcc_version, cuda["build_string"]}, {"", cpu["build_string"]}}) {
+    const auto solve_env = machine.env({"CONDA_OVERRIDE_CUDA=" + override_cuda});
+    const auto planned = run_gpuenv({"create", "-p", (machine / "planned").string(), "--dry-run", "--json", "-c",
+                                     channel, "--override-channels", "libstencil"},
+                                    solve_env);
+    ASSERT_EQ(planned.exit_code, 0) << planned.err;
+    EXPECT_NE(planned.out.find("\"build\": \"" + expected + "\""), std::string::npos)
+        << "CONDA_OVERRIDE_CUDA=" << override_cuda << "\n" << planned.out;
+  }
+
+  // The same inputs again: the same bytes.
+  const auto first_bytes = read_file(package);
+  const auto again = run_gpuenv(both, env);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_TRUE(read_file(package) == first_bytes) << "a rebuild changed " << package;
 
   write_text_file(machine / "explicit.txt", "@EXPLICIT\nfile://" + package.string() + "\n");
   const auto prefix = machine / "env";
   const auto created = run_gpuenv({"create", "-y", "-p", prefix.string(), "--file", (machine / "explicit.txt").string()},
                                   machine.env());
   ASSERT_EQ(created.exit_code, 0) << created.err << created.out;
-  const auto cpu = gpuenv::testing::run_program((prefix / "bin/stencil-check").string(), {"--cpu-only"});
-  EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
-  EXPECT_EQ(cpu.out, "stencil: CPU reference matches the worked example\n");
+  const auto cpu_check = gpuenv::testing::run_program((prefix / "bin/stencil-check").string(), {"--cpu-only"});
+  EXPECT_EQ(cpu_check.exit_code, 0) << cpu_check.err;
+  EXPECT_EQ(cpu_check.out, "stencil: CPU reference matches the worked example\n");
   // No GPU: exit 2 and says so; a GPU: the kernel matches the CPU.
   const auto gpu = gpuenv::testing::run_program((prefix / "bin/stencil-check").string(), {"--size", "300", "400"});
   if (gpu.exit_code == 2) {

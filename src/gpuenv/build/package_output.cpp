@@ -108,6 +108,16 @@ std::string index_json_text(const PackageOutput& output) {
   if (about.license) index["license"] = *about.license;
   if (about.license_family) index["license_family"] = *about.license_family;
   if (build.noarch) index["noarch"] = *build.noarch;
+  // build.variant.down_prioritize_variant: N track features make the solver
+  // prefer the other variants (a CPU build below the CUDA ones); named as
+  // rattler-build names them ("<name>-p-0 <name>-p-1"). Bounded: the solver
+  // counts them, and a recipe's number is outside input.
+  const auto down = std::clamp<std::int64_t>(build.variant.down_prioritize_variant, 0, 100);
+  std::string track_features;
+  for (std::int64_t i = 0; i < down; ++i) {
+    track_features += (i > 0 ? " " : "") + variant.output_name + "-p-" + std::to_string(i);
+  }
+  if (!track_features.empty()) index["track_features"] = track_features;
   return index.dump(2);
 }
 

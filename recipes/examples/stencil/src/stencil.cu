@@ -1,5 +1,12 @@
 // libstencil: the kernel, its launch, and the CPU reference (stencil.h).
+// Compiled by nvcc for the CUDA builds; compiled as C++ (g++ -x c++) for the
+// CPU build, where stencil_smooth has no GPU to run on and says so.
+#ifdef __CUDACC__
 #include <cuda_runtime.h>
+#else
+#define __host__
+#define __device__
+#endif
 
 #include <climits>
 #include <cstddef>
@@ -9,7 +16,9 @@
 
 namespace {
 
+#ifdef __CUDACC__
 thread_local cudaError_t last_cuda_error = cudaSuccess;
+#endif
 
 // Floor division by 9 (Python's //), not C's truncation toward zero.
 __host__ __device__ inline int32_t floor_div9(int64_t sum) {
@@ -28,11 +37,14 @@ __host__ __device__ inline int32_t smoothed(const int32_t* in, int rows, int col
   return floor_div9(sum);
 }
 
+#ifdef __CUDACC__
 __global__ void smooth_kernel(const int32_t* in, int32_t* out, int rows, int cols) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = blockIdx.y * blockDim.y + threadIdx.y;
   if (i < rows && j < cols) out[static_cast<std::size_t>(i) * cols + j] = smoothed(in, rows, cols, i, j);
 }
+
+#endif
 
 bool valid(const int32_t* in, const int32_t* out, int rows, int cols) {
   // Bytes of one image must fit a size_t and the grid's y dimension (65535 blocks of 16 rows).
@@ -40,6 +52,7 @@ bool valid(const int32_t* in, const int32_t* out, int rows, int cols) {
          static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) <= SIZE_MAX / sizeof(int32_t) / 2;
 }
 
+#ifdef __CUDACC__
 int cuda_status(cudaError_t error) {
   last_cuda_error = error;
   if (error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver || error == cudaErrorNoKernelImageForDevice ||
@@ -48,6 +61,7 @@ int cuda_status(cudaError_t error) {
   }
   return STENCIL_CUDA_ERROR;
 }
+#endif
 
 }  // namespace
 
@@ -59,6 +73,11 @@ extern "C" int stencil_smooth_cpu(const int32_t* in, int32_t* out, int rows, int
   return STENCIL_OK;
 }
 
+#ifndef __CUDACC__
+extern "C" int stencil_smooth(const int32_t* in, int32_t* out, int rows, int cols) {
+  return valid(in, out, rows, cols) ? STENCIL_NO_DEVICE : STENCIL_INVALID_ARGUMENT;
+}
+#else
 extern "C" int stencil_smooth(const int32_t* in, int32_t* out, int rows, int cols) {
   if (!valid(in, out, rows, cols)) return STENCIL_INVALID_ARGUMENT;
   int devices = 0;
@@ -81,6 +100,7 @@ extern "C" int stencil_smooth(const int32_t* in, int32_t* out, int rows, int col
   cudaFree(device_out);
   return error == cudaSuccess ? STENCIL_OK : cuda_status(error);
 }
+#endif
 
 extern "C" const char* stencil_status_text(int status) {
   switch (status) {
@@ -88,9 +108,14 @@ extern "C" const char* stencil_status_text(int status) {
       return "ok";
     case STENCIL_INVALID_ARGUMENT:
       return "invalid argument: null buffer, or rows/cols out of range";
+#ifdef __CUDACC__
     case STENCIL_NO_DEVICE:
     case STENCIL_CUDA_ERROR:
       return cudaGetErrorString(last_cuda_error);
+#else
+    case STENCIL_NO_DEVICE:
+      return "this is the CPU build of libstencil (a machine with an NVIDIA driver gets a CUDA build)";
+#endif
     default:
       return "unknown status";
   }

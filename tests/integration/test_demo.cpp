@@ -32,6 +32,8 @@ class Demo : public ::testing::Test {
                        machine.env({"GPUENV_BIN=" + std::string(GPUENV_BINARY),
                                     "GPUENV_DEMO_CHANNEL=" + demo_channel().string(),
                                     "GPUENV_DEMO_PREFIX=" + prefix.string(), "CONDA_OVERRIDE_CUDA=" + cuda,
+                                    "GPUENV_EXAMPLES_CHANNEL=" + (machine / "examples-channel").string(),
+                                    "GPUENV_EXAMPLES_PREFIX=" + (machine / "examples-env").string(),
                                     "-CONDA_PREFIX", "-CONDA_SHLVL"}));
   }
 
@@ -77,6 +79,12 @@ TEST_F(Demo, DriverWithCuda124GetsTheCuda126BuildAndRunsIt) {
   const auto again = demo("13.0");
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("the CUDA 13.0 build (gpuenv-demo-1.0-cuda130_0)"), std::string::npos) << again.out;
+  // The examples: built for this machine's nvcc (when it has one), and the
+  // CUDA 13 driver gets that build.
+  if (again.out.find("--variant cuda_compiler_version=None,13.0") != std::string::npos) {
+    EXPECT_NE(again.out.find("built libstencil-1.0.0-cuda130_"), std::string::npos) << again.out;
+    EXPECT_NE(again.out.find("+ libstencil       1.0.0    cuda130_"), std::string::npos) << again.out;
+  }
 }
 
 TEST_F(Demo, WithoutADriverTheCpuBuildRuns) {
@@ -84,6 +92,17 @@ TEST_F(Demo, WithoutADriverTheCpuBuildRuns) {
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_NE(result.out.find("gpuenv-demo 1.0, the CPU build"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("(gpuenv-demo-1.0-cpu_0)"), std::string::npos) << result.out;
+  // The examples are built into a local channel and the CPU build of
+  // libstencil is installed and runs.
+  EXPECT_NE(result.out.find("built libstencil-1.0.0-cpu_"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("built stencil-stats-1.0.0-"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("built stencil-samples-1.0.0-"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("+ libstencil       1.0.0    cpu_"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("stencil-stats: 512x512 image, mean 127.500, smoothed mean 127.314 (CPU)\n"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("share/stencil-samples/checkerboard.pgm\n"), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find("this is the CPU build of libstencil"), std::string::npos) << result.err;
 }
 
 TEST_F(Demo, EachDriverGetsTheNewestBuildItCanRun) {

@@ -7,6 +7,7 @@
 // the architecture; a variant of a CUDA version this machine lacks is
 // refused before anything builds. Skipped, saying why, without nvcc.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -143,6 +144,11 @@ TEST_F(BuildCudaCli, StencilExampleBuildsPassesTheCudaCheckAndRuns) {
   EXPECT_EQ(run_exports["weak"], json::array({"libstencil >=1.0.0,<1.1.0a0"}));
   EXPECT_TRUE(fs::exists(extracted / "info/licenses/LICENSE"));
   EXPECT_TRUE(fs::exists(extracted / "info/tests/tests.yaml"));
+  const auto rendered = YAML::LoadFile((extracted / "info/recipe/rendered_recipe.yaml").string());
+  EXPECT_EQ(rendered["recipe"]["build"]["string"].as<std::string>(), cuda["build_string"].get<std::string>());
+  EXPECT_EQ(rendered["recipe"]["requirements"]["run"][0].as<std::string>(),
+            "__cuda >=" + nvcc_version.substr(0, nvcc_version.find('.')));
+  EXPECT_EQ(rendered["build_configuration"]["variant"]["cuda_compiler_version"].as<std::string>(), nvcc_version);
   const auto cpu_extracted = machine / "extracted-cpu";
   gpuenv::package::extract_package(cpu["package"].get<std::string>(), cpu_extracted);
   const auto cpu_index = json::parse(read_file(cpu_extracted / "info/index.json"));

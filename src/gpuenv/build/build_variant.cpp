@@ -15,6 +15,7 @@
 #include "gpuenv/build/output_channel.hpp"
 #include "gpuenv/build/package_output.hpp"
 #include "gpuenv/build/publish_package.hpp"
+#include "gpuenv/build/rendered_recipe.hpp"
 #include "gpuenv/build/resolved_requirements.hpp"
 #include "gpuenv/build/script_templates.hpp"
 #include "gpuenv/build/test_machine.hpp"
@@ -352,6 +353,20 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   for (const auto& file : *files) built.prefix_files += file.entry.has_prefix() ? 1 : 0;
   log.line("packaging " + std::to_string(built.files) + " files (" + std::to_string(built.prefix_files) +
            " holding the host prefix)");
+  RenderedRecipeInput rendered;
+  rendered.variant = &variant;
+  rendered.build_specs = *build_specs;
+  rendered.host_specs = host_with_exports;
+  rendered.requirements = &*resolved;
+  rendered.subdir = subdir;
+  rendered.build_platform = request.build_platform;
+  rendered.build_environment = build_linked;
+  rendered.host_environment = *host;
+  package::PackageMember rendered_member;
+  rendered_member.path = "info/recipe/rendered_recipe.yaml";
+  rendered_member.content = rendered_recipe_yaml(rendered);
+  rendered_member.mtime = request.timestamp;
+  extra_members.push_back(std::move(rendered_member));
   PackageOutput output;
   output.variant = &variant;
   output.subdir = subdir;

@@ -168,6 +168,15 @@ TEST_F(BuildCudaCli, StencilExampleBuildsPassesTheCudaCheckAndRuns) {
         << "CONDA_OVERRIDE_CUDA=" << override_cuda << "\n" << planned.out;
   }
 
+  // `gpuenv test` re-runs the CUDA build's tests; without a driver, solved
+  // as its CUDA version (with one, the kernel runs).
+  const auto retested = run_gpuenv({"test", package.string(), "--override-channels"}, machine.env());
+  EXPECT_EQ(retested.exit_code, 0) << retested.err << retested.out;
+  if (retested.err.find("no usable CUDA GPU here") != std::string::npos) {
+    EXPECT_NE(retested.err.find("the test environments are solved as CUDA " + nvcc_version), std::string::npos)
+        << retested.err;
+  }
+
   // The same inputs again: the same bytes.
   const auto first_bytes = read_file(package);
   const auto again = run_gpuenv(both, env);

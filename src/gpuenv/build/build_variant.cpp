@@ -18,7 +18,6 @@
 #include "gpuenv/build/rendered_recipe.hpp"
 #include "gpuenv/build/resolved_requirements.hpp"
 #include "gpuenv/build/script_templates.hpp"
-#include "gpuenv/build/test_machine.hpp"
 #include "gpuenv/build/sources.hpp"
 #include "gpuenv/build/test_files.hpp"
 #include "gpuenv/environment/apply.hpp"
@@ -385,14 +384,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   auto written = write_package_output(output, *files, staging_dir);
   if (!written) return std::unexpected(written.error());
   log.line("wrote " + written->string());
-  const auto test_cuda = test_cuda_override(variant, settings);
-  const environment::Settings test_settings =
-      test_cuda ? settings_with_cuda_override(settings, *test_cuda) : settings;
-  if (test_cuda && request.run_tests) {
-    log.line("tests: no NVIDIA driver here; the test environments are solved as CUDA " + *test_cuda +
-             " (CONDA_OVERRIDE_CUDA, as conda-forge's CI sets it), the tests run without a GPU");
-  }
-  auto tested = test_and_publish({*written, staging_dir, package_path, work_dir / "test", built.log_file, &test_settings,
+  auto tested = test_and_publish({*written, staging_dir, package_path, work_dir / "test", built.log_file, &settings,
                                   request.build_platform, request.run_tests},
                                  observer);
   if (!tested) return std::unexpected(tested.error());

@@ -6,6 +6,7 @@
 #include "gpuenv/build/output_channel.hpp"
 #include "gpuenv/build/package_contents_check.hpp"
 #include "gpuenv/build/process_runner.hpp"
+#include "gpuenv/build/test_machine.hpp"
 #include "gpuenv/environment/apply.hpp"
 #include "gpuenv/environment/command_in_environment.hpp"
 #include "gpuenv/environment/plan.hpp"
@@ -316,6 +317,14 @@ std::expected<PackageTestReport, BuildError> test_package(const PackageTestReque
     auto channel = prepare_local_channel(staged.channel_dir, {facts->subdir});
     if (!channel) return std::unexpected(channel.error());
     if (!channel->empty()) return test_failure(channel->front());
+  }
+  // A CUDA build's tests on a machine without a driver (test_machine.hpp).
+  std::optional<environment::Settings> cuda_settings;
+  if (const auto cuda = test_cuda_override(package_cuda_compiler_version(package_root), *request.settings)) {
+    cuda_settings = settings_with_cuda_override(*request.settings, *cuda);
+    staged.settings = &*cuda_settings;
+    observer.step("tests: no NVIDIA driver here; the test environments are solved as CUDA " + *cuda +
+                  " (CONDA_OVERRIDE_CUDA, as conda-forge's CI sets it), the tests run without a GPU");
   }
   PackageTestReport report;
   report.tests = facts->tests.size();

@@ -3,14 +3,24 @@
 #include <algorithm>
 
 #include "gpuenv/system/system_survey.hpp"
+#include "gpuenv/util/yaml_document.hpp"
 
 namespace gpuenv::build {
 
-std::optional<std::string> test_cuda_override(const recipe::RenderedVariant& variant,
+std::optional<std::string> package_cuda_compiler_version(const std::filesystem::path& package_root) {
+  util::YamlLimits limits;
+  limits.max_file_bytes = 1 << 20;  // a variant is a few lines
+  auto variant = util::read_yaml_file(package_root / "info/recipe/variant_config.yaml", nullptr, limits);
+  if (!variant || !variant->IsMap()) return std::nullopt;
+  const auto version = (*variant)["cuda_compiler_version"];
+  if (!version || !version.IsScalar()) return std::nullopt;
+  return version.Scalar();
+}
+
+std::optional<std::string> test_cuda_override(const std::optional<std::string>& cuda_compiler_version,
                                               const environment::Settings& settings) {
-  const auto version = variant.variant.find("cuda_compiler_version");
-  if (version == variant.variant.end()) return std::nullopt;
-  const std::string cuda = version->second.display();
+  if (!cuda_compiler_version) return std::nullopt;
+  const std::string& cuda = *cuda_compiler_version;
   if (cuda.empty() || cuda == "None") return std::nullopt;
   if (settings.env && settings.env("CONDA_OVERRIDE_CUDA")) return std::nullopt;  // the user decided
   const auto survey = system::survey_system(settings.env, {});

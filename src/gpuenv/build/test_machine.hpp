@@ -2,23 +2,29 @@
 // needs __cuda, so on a machine without an NVIDIA driver -- every CI machine
 // -- its test environment could not even be created. conda-forge's CI
 // exports CONDA_OVERRIDE_CUDA=<cuda_compiler_version> for CUDA builds; the
-// builder does the same for the test environments only, and only when no
-// driver was detected and the user set no override. The tests still run
-// for real: they must cope with no GPU (the stencil example's check exits 2).
+// builder and `gpuenv test` do the same for the test environments only, and
+// only when no driver was detected and the user set no override. The tests
+// still run for real: they must cope with no GPU (the stencil example's
+// check exits 2).
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
 #include "gpuenv/environment/settings.hpp"
-#include "gpuenv/recipe/variants.hpp"
 
 namespace gpuenv::build {
 
+// The variant's cuda_compiler_version ("13.0"; absent or "None" for a CPU
+// build) as the package records it in info/recipe/variant_config.yaml.
+// A file that is missing, unreadable or too large is no CUDA version.
+std::optional<std::string> package_cuda_compiler_version(const std::filesystem::path& package_root);
+
 // The CUDA version to solve the tests for when this machine cannot say:
-// the variant's cuda_compiler_version ("13.0"), when the variant has one,
-// no driver gives __cuda and CONDA_OVERRIDE_CUDA is unset.
-std::optional<std::string> test_cuda_override(const recipe::RenderedVariant& variant,
+// `cuda_compiler_version` when it is one (not "None"), no driver gives
+// __cuda and CONDA_OVERRIDE_CUDA is unset.
+std::optional<std::string> test_cuda_override(const std::optional<std::string>& cuda_compiler_version,
                                               const environment::Settings& settings);
 
 // `settings` whose environment answers CONDA_OVERRIDE_CUDA with `version`.

@@ -4,7 +4,6 @@
 // the work. Exit status: 0 all passed, 1 a test failed (or could not be set
 // up), 2 a usage mistake (no such file, a bad option).
 #include <fmt/core.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <memory>
@@ -31,13 +30,6 @@ struct TestArguments {
   bool json = false;
 };
 
-// A fresh directory for one package's environments; kept when a test fails.
-fs::path make_work_dir() {
-  std::string pattern = (fs::temp_directory_path() / "gpuenv-test-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) return {};
-  return pattern;
-}
-
 int run_test(const TestArguments& arguments) {
   for (const auto& package : arguments.packages) {
     std::error_code error;
@@ -52,31 +44,17 @@ int run_test(const TestArguments& arguments) {
   json results = json::array();
   int status = 0;
   for (const auto& package : arguments.packages) {
-    const auto work_dir = make_work_dir();
-    if (work_dir.empty()) {
-      return report_error(environment::make_error(environment::ErrorKind::configuration,
-                                                  "cannot create a directory in " + fs::temp_directory_path().string() +
-                                                      " for the test environments: set TMPDIR to a writable one"),
-                          arguments.json);
-    }
-    build::PackageTestRequest request;
-    request.package_file = fs::absolute(package);
-    request.work_dir = work_dir / "work";
-    request.settings = &*settings;
-    request.build_platform = std::string(specs::Platform::current().str());
-    request.log_file = work_dir / "test.log";
-    const auto report = build::test_package(request, observer);
-    json entry = {{"package", request.package_file.string()}, {"success", report.has_value()}};
-    if (report) {
-      entry["tests"] = report->tests;
-      std::error_code ignored;
-      fs::remove_all(work_dir, ignored);
-      if (!arguments.json) fmt::print("{}: {} test(s) passed\n", package, report->tests);
+    const auto tested = build::test_package_file(package, *settings, std::string(specs::Platform::current().str()),
+                                                 observer);
+    json entry = {{"package", fs::absolute(package).string()}, {"success", tested.report.has_value()}};
+    if (tested.report) {
+      entry["tests"] = tested.report->tests;
+      if (!arguments.json) fmt::print("{}: {} test(s) passed\n", package, tested.report->tests);
     } else {
-      entry["error"] = report.error().message;
-      entry["log"] = request.log_file.string();
+      entry["error"] = tested.report.error().message;
+      entry["log"] = tested.log_file.string();
       status = 1;
-      if (!arguments.json) fmt::print(stderr, "gpuenv: error: {}\n", report.error().message);
+      if (!arguments.json) fmt::print(stderr, "gpuenv: error: {}\n", tested.report.error().message);
     }
     results.push_back(std::move(entry));
   }

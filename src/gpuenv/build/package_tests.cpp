@@ -1,5 +1,7 @@
 #include "gpuenv/build/package_tests.hpp"
 
+#include <stdlib.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -333,6 +335,30 @@ std::expected<PackageTestReport, BuildError> test_package(const PackageTestReque
     if (auto passed = run.run(index); !passed) return std::unexpected(passed.error());
   }
   return report;
+}
+
+PackageFileTest test_package_file(const fs::path& package_file, const environment::Settings& settings,
+                                  const std::string& build_platform, BuildObserver& observer) {
+  std::string pattern = (fs::temp_directory_path() / "gpuenv-test-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    return {test_failure("cannot create a directory in " + fs::temp_directory_path().string() +
+                         " for the test environments: set TMPDIR to a writable one"),
+            {}};
+  }
+  const fs::path work_dir = pattern;
+  PackageTestRequest request;
+  request.package_file = fs::absolute(package_file);
+  request.work_dir = work_dir / "work";
+  request.settings = &settings;
+  request.build_platform = build_platform;
+  request.log_file = work_dir / "test.log";
+  PackageFileTest result{test_package(request, observer), request.log_file};
+  if (result.report) {
+    std::error_code ignored;
+    fs::remove_all(work_dir, ignored);
+    result.log_file.clear();
+  }
+  return result;
 }
 
 }  // namespace gpuenv::build

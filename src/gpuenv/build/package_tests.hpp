@@ -53,4 +53,14 @@ struct PackageTestReport {
 std::expected<PackageTestReport, BuildError> test_package(const PackageTestRequest& request,
                                                           BuildObserver& observer);
 
+// `gpuenv test PKG_FILE`: a package file from anywhere, tested in a fresh
+// temporary directory, removed after a pass and kept (log_file names it)
+// after a failure.
+struct PackageFileTest {
+  std::expected<PackageTestReport, BuildError> report;
+  std::filesystem::path log_file;  // empty after a pass
+};
+PackageFileTest test_package_file(const std::filesystem::path& package_file, const environment::Settings& settings,
+                                  const std::string& build_platform, BuildObserver& observer);
+
 }  // namespace gpuenv::build

@@ -13,6 +13,7 @@
 #include "gpuenv/package/extract.hpp"
 #include "gpuenv/recipe/render.hpp"
 #include "gpuenv/util/environment.hpp"
+#include "build_test_support.hpp"
 #include "support/package_builder.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_directory.hpp"
@@ -67,16 +68,7 @@ class BuildElf : public ::testing::Test {
     write_text_file(dir / "recipe/project/tool.c",
                     "#include <stdio.h>\nint own(void);\nint host(void);\n"
                     "int main(void) { printf(\"%d\\n\", own() + host()); return 0; }\n");
-    gpuenv::environment::SettingsOverrides overrides;
-    overrides.channels = {"file://" + (dir / "channel").string()};
-    overrides.override_channels = true;
-    auto loaded = gpuenv::environment::settings_from(
-        {}, overrides,
-        gpuenv::util::fixed_environment({{"HOME", (dir / "home").string()},
-                                         {"GPUENV_ROOT_PREFIX", (dir / "root").string()},
-                                         {"GPUENV_CACHE_DIR", (dir / "cache").string()},
-                                         {"CONDA_OVERRIDE_CUDA", ""},
-                                         {"CONDA_OVERRIDE_GLIBC", "2.36"}}));
+    auto loaded = gpuenv::testing::local_channel_settings(dir.path(), dir / "channel");
     ASSERT_TRUE(loaded) << loaded.error().message;
     settings = std::move(*loaded);
   }

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,8 @@
 #include "gpuenv/environment/plan.hpp"
 #include "gpuenv/package/extract.hpp"
 #include "gpuenv/package/package_error.hpp"
+#include "gpuenv/prefix/package_cache.hpp"
+#include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/recipe/test_list.hpp"
 #include "gpuenv/recipe/variants.hpp"
 #include "gpuenv/util/file_io.hpp"
@@ -119,7 +122,7 @@ class TestRun {
       case TestElement::Kind::package_contents: return contents_test(test.package_contents);
       case TestElement::Kind::script: return script_test(test.script, index);
       case TestElement::Kind::python: return python_test(test.python, index);
-      case TestElement::Kind::downstream: return downstream_test(test.downstream);
+      case TestElement::Kind::downstream: return downstream_test(test.downstream, index);
       default:
         return fail(std::string("gpuenv does not run ") + kind_name(test.kind) +
                     " tests yet: remove it from the recipe or test the package with rattler-build");
@@ -142,8 +145,9 @@ class TestRun {
     return facts_.name + "[version='==" + facts_.version + "',build='" + facts_.build + "']";
   }
 
-  std::expected<environment::Plan, BuildError> solve(const fs::path& prefix, const std::vector<std::string>& specs,
-                                                     bool dry_run) {
+  // The plan of a test environment, or why there is none.
+  std::expected<environment::Plan, std::string> plan_environment(const fs::path& prefix,
+                                                                 const std::vector<std::string>& specs, bool dry_run) {
     std::string listed;
     for (const auto& spec : specs) listed += " " + spec;
     line("creating the test environment " + prefix.filename().string() + ":" + listed);
@@ -153,8 +157,15 @@ class TestRun {
     change.specs = specs;
     change.dry_run = dry_run;
     auto plan = environment::plan(settings_, change, observer_);
-    if (!plan) return fail("the test environment cannot be created: " + plan.error().message);
+    if (!plan) return std::unexpected(plan.error().message);
     for (const auto& record : plan->solution.link) line("  " + record.name + " " + record.version + " " + record.build);
+    return std::move(*plan);
+  }
+
+  std::expected<environment::Plan, BuildError> solve(const fs::path& prefix, const std::vector<std::string>& specs,
+                                                     bool dry_run) {
+    auto plan = plan_environment(prefix, specs, dry_run);
+    if (!plan) return fail("the test environment cannot be created: " + plan.error());
     return std::move(*plan);
   }
 
@@ -169,8 +180,11 @@ class TestRun {
     return {};
   }
 
+  // The package pinned, the upstream package of a downstream test, and
+  // `requirements`.
   std::vector<std::string> with_requirements(std::vector<std::string> specs,
                                              const std::vector<recipe::Dependency>& requirements) const {
+    specs.insert(specs.end(), request_.also_install.begin(), request_.also_install.end());
     for (const auto& dependency : requirements) specs.push_back(recipe::dependency_text(dependency));
     return specs;
   }
@@ -225,7 +239,9 @@ class TestRun {
     std::map<std::string, std::string> extra = script.env;
     if (!test.build_requirements.empty()) {
       const auto build_prefix = request_.work_dir / ("test_build_env_" + std::to_string(index));
-      if (auto created = create(build_prefix, with_requirements({}, test.build_requirements)); !created) {
+      std::vector<std::string> build_specs;
+      for (const auto& dependency : test.build_requirements) build_specs.push_back(recipe::dependency_text(dependency));
+      if (auto created = create(build_prefix, build_specs); !created) {
         return created;
       }
       extra["BUILD_PREFIX"] = build_prefix.string();
@@ -258,6 +274,7 @@ class TestRun {
     std::vector<std::string> specs = {pinned_spec(), "python"};
     if (test.pip_check) specs.push_back("pip");
     if (!test.python_version.empty()) specs[1] = "python " + test.python_version.front();
+    specs = with_requirements(std::move(specs), {});
     if (auto created = create(prefix, specs); !created) return created;
     std::error_code error;
     if (!fs::exists(prefix / "bin/python", error)) {
@@ -275,12 +292,59 @@ class TestRun {
     return {};
   }
 
-  std::expected<void, BuildError> downstream_test(const std::string& downstream) {
-    const auto prefix = request_.work_dir / "downstream_env";
-    auto plan = solve(prefix, {pinned_spec(), downstream}, true);
-    if (!plan) return std::unexpected(plan.error());
-    line("the downstream package " + downstream + " installs with this package (its own tests are not run: "
-         "gpuenv does not run downstream packages' tests yet)");
+  std::expected<void, BuildError> downstream_test(const std::string& downstream, std::size_t index) {
+    if (!request_.also_install.empty()) {
+      line("skipped: the downstream test of " + downstream + " (a downstream package's own downstream tests are "
+           "not followed)");
+      return {};
+    }
+    const auto prefix = request_.work_dir / ("downstream_env_" + std::to_string(index));
+    auto plan = plan_environment(prefix, {pinned_spec(), downstream}, true);
+    if (!plan) {
+      // Alone, does it install? Then it only does not fit this version.
+      if (auto alone = plan_environment(request_.work_dir / ("downstream_alone_" + std::to_string(index)),
+                                        {downstream}, true);
+          !alone) {
+        return fail("the downstream package " + downstream + " cannot be installed from the channels at all: " +
+                    alone.error());
+      }
+      const std::string warning = "skipped the downstream test of " + downstream + ": it cannot be installed with " +
+                                  facts_.name + " " + facts_.version + " (not compatible with this version)";
+      line(warning);
+      observer_.warning(warning);
+      return {};
+    }
+    const std::string name = specs::MatchSpec::extract_name(downstream).value_or(downstream);
+    const auto found = std::find_if(plan->solution.link.begin(), plan->solution.link.end(),
+                                    [&](const auto& record) { return record.name == name; });
+    if (found == plan->solution.link.end()) {
+      return fail("the downstream environment has no package named " + name + ": name one package in `downstream`");
+    }
+    // The downstream package's file, through the package cache.
+    prefix::PackageCacheOptions cache_options;
+    cache_options.pkgs_dirs = settings_.directories.pkgs_dirs;
+    cache_options.download.client = settings_.client;
+    cache_options.download.channel_credentials = plan->loaded.credentials;
+    fs::path package_file;
+    try {
+      if (cache_options.pkgs_dirs.empty()) return fail("no package cache directory is known: set CONDA_PKGS_DIRS");
+      package_file = prefix::PackageCache(cache_options).fetch(*found).tarball;
+    } catch (const std::exception& failure) {
+      return fail("cannot fetch the downstream package " + found->name + "-" + found->version + "-" + found->build +
+                  ": " + failure.what());
+    }
+    line("running the tests of the downstream package " + found->name + "-" + found->version + "-" + found->build +
+         " with this package");
+    PackageTestRequest nested = request_;
+    nested.package_file = package_file;
+    nested.channel_dir = request_.channel_dir;  // this package's staging channel, searched first
+    nested.work_dir = request_.work_dir / ("downstream_" + std::to_string(index));
+    nested.also_install = {pinned_spec()};
+    auto report = test_package(nested, observer_);
+    if (!report) return fail("the downstream package " + found->name + "'s tests failed with this package: " +
+                             report.error().message);
+    line("the downstream package " + found->name + " passed its " + std::to_string(report->tests) +
+         " test(s) with this package");
     return {};
   }
 

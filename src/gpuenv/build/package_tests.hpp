@@ -18,8 +18,13 @@
 //                     environment's python (python, and pip for pip_check,
 //                     added to the environment), then `python -m pip check`
 //   package_contents  package_contents_check.hpp, on the package's paths
-//   downstream        the named package solves together with this one (its
-//                     own tests are not run yet)
+//   downstream        the named package is installed together with this one
+//                     and its own tests (from its info/tests) run with this
+//                     package in every test environment; a downstream that
+//                     installs alone but not with this package is skipped
+//                     with a warning (it is not compatible with this version,
+//                     as conda-build and rattler-build skip it); one that
+//                     cannot be installed at all fails
 // Output is streamed to the observer and appended to the log file.
 #pragma once
 
@@ -27,6 +32,7 @@
 #include <expected>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "gpuenv/build/build_error.hpp"
 #include "gpuenv/build/build_variant.hpp"
@@ -42,6 +48,10 @@ struct PackageTestRequest {
   const environment::Settings* settings = nullptr;  // channels searched after channel_dir
   std::string build_platform;          // what a noarch package is tested on
   std::filesystem::path log_file;      // appended to
+  // Specs added to every test environment: when a downstream package's
+  // tests run, the upstream package under test, pinned exactly. A
+  // downstream's own downstream tests are not followed.
+  std::vector<std::string> also_install;
 };
 
 struct PackageTestReport {

@@ -19,7 +19,8 @@ class RecordingBuildObserver : public build::BuildObserver {
  public:
   void step(std::string_view message) override { steps += std::string(message) + "\n"; }
   void script_output(std::string_view piece) override { output += piece; }
-  std::string steps, output;
+  void warning(std::string_view message) override { warnings += std::string(message) + "\n"; }
+  std::string steps, output, warnings;
 };
 
 inline std::expected<environment::Settings, environment::Error> local_channel_settings(

@@ -35,6 +35,12 @@ class PackageTests : public ::testing::Test {
                     .file("bin/testtool", "#!/bin/sh\necho \"testtool says $1\"\n", 0755));
     channel.add(gpuenv::testing::PackageBuilder("uses-greeting", "1.0").noarch_generic().depends({"greeting >=1"}));
     channel.add(gpuenv::testing::PackageBuilder("wants-old-greeting", "1.0").noarch_generic().depends({"greeting <1"}));
+    // A downstream package whose own tests read what greeting installs.
+    channel.add(gpuenv::testing::PackageBuilder("reads-greeting", "1.0")
+                    .noarch_generic()
+                    .depends({"greeting >=1"})
+                    .info_file("info/tests/tests.yaml",
+                               "- script:\n    - grep -q hello \"$PREFIX/share/greeting/message.txt\"\n"));
     auto loaded = gpuenv::testing::local_channel_settings(dir.path(), dir / "channel");
     ASSERT_TRUE(loaded) << loaded.error().message;
     settings = std::move(*loaded);
@@ -191,14 +197,37 @@ TEST(PackageContentsCheck, EveryKindOfExpectation) {
   EXPECT_NE(failures[0].find("share/unlisted.dat"), std::string::npos);
 }
 
-TEST_F(PackageTests, DownstreamPackagesMustSolveWithThePackage) {
-  const auto good = build("greeting", with_tests(greeting, "  - downstream: uses-greeting\n"));
+// As conda-build's and rattler-build's downstream tests: the downstream
+// package installed with the new one, its own tests run against it.
+TEST_F(PackageTests, DownstreamPackagesRunTheirOwnTestsWithThePackage) {
+  const auto good = build("greeting", with_tests(greeting, "  - downstream: reads-greeting\n"));
   ASSERT_FALSE(good.error) << good.error->message << "\n" << observer.steps;
-  EXPECT_NE(observer.steps.find("uses-greeting installs with this package"), std::string::npos) << observer.steps;
-  const auto bad = build("greeting", with_tests(greeting, "  - downstream: wants-old-greeting\n"));
-  ASSERT_TRUE(bad.error);
+  EXPECT_NE(observer.steps.find("the downstream package reads-greeting passed its 1 test(s)"), std::string::npos)
+      << observer.steps;
+
+  // A greeting that no longer installs the message breaks reads-greeting:
+  // the downstream test fails the build, and the package stays out.
+  std::string silent = greeting;
+  silent.replace(silent.find("    - echo hello"), std::string::npos, "    - touch \"$PREFIX/share/greeting/other.txt\"\n");
+  const auto bad = build("greeting", with_tests(silent, "  - downstream: reads-greeting\n"));
+  ASSERT_TRUE(bad.error) << observer.steps;
   EXPECT_EQ(bad.error->kind, BuildErrorKind::test);
-  EXPECT_NE(bad.error->message.find("(downstream)"), std::string::npos) << bad.error->message;
+  EXPECT_NE(bad.error->message.find("reads-greeting's tests failed with this package"), std::string::npos)
+      << bad.error->message;
+}
+
+TEST_F(PackageTests, ADownstreamThatDoesNotFitThisVersionIsSkippedOneThatDoesNotExistFails) {
+  // wants-old-greeting installs, with the older greeting only.
+  channel.add(gpuenv::testing::PackageBuilder("greeting", "0.9").noarch_generic());
+  const auto incompatible = build("greeting", with_tests(greeting, "  - downstream: wants-old-greeting\n"));
+  ASSERT_FALSE(incompatible.error) << incompatible.error->message;
+  EXPECT_NE(observer.warnings.find("skipped the downstream test of wants-old-greeting"), std::string::npos)
+      << observer.warnings;
+  const auto missing = build("greeting", with_tests(greeting, "  - downstream: no-such-package\n"));
+  ASSERT_TRUE(missing.error);
+  EXPECT_EQ(missing.error->kind, BuildErrorKind::test);
+  EXPECT_NE(missing.error->message.find("cannot be installed from the channels at all"), std::string::npos)
+      << missing.error->message;
 }
 
 TEST_F(PackageTests, APythonTestWithoutAPythonSaysSo) {

@@ -100,7 +100,8 @@ int run_build(const BuildArguments& arguments) {
                        {"tests", package.tests},
                        {"machine_compilers", package.used_machine_compilers},
                        {"seconds", package.seconds},
-                       {"script_seconds", package.script_seconds}});
+                       {"script_seconds", package.script_seconds},
+                       {"elf_seconds", package.elf_seconds}});
       if (!arguments.json) {
         fmt::print("built {}-{}-{}: {} ({} files, {:.2f} s)\n", each.name, each.version, each.build_string,
                    package.package.string(), package.files, package.seconds);

@@ -124,8 +124,11 @@ TEST_F(BuildCudaCli, StencilExampleBuildsPassesTheCudaCheckAndRuns) {
   EXPECT_EQ(cpu["tests"], 2);
   const double seconds = cuda["seconds"].get<double>();
   const double script_seconds = cuda["script_seconds"].get<double>();
-  std::cout << "stencil build: " << seconds << " s, script " << script_seconds << " s, gpuenv overhead "
-            << seconds - script_seconds << " s\n";
+  const double elf_seconds = cuda["elf_seconds"].get<double>();
+  EXPECT_GT(elf_seconds, 0.0);  // libstencil.so and stencil-check were relocated and checked
+  EXPECT_LT(elf_seconds, seconds);
+  std::cout << "stencil build: " << seconds << " s, script " << script_seconds << " s, ELF " << elf_seconds
+            << " s, gpuenv overhead " << seconds - script_seconds << " s\n";
   const auto log = read_file(cuda["log"].get<std::string>());
   EXPECT_NE(log.find("using this machine's"), std::string::npos) << log;
   EXPECT_NE(log.find("CUDA check: 1 files with device code, asked for 75-real;80-real;90"), std::string::npos) << log;

@@ -38,22 +38,56 @@ std::vector<std::string> git_environment(bool lfs) {
   return environment;
 }
 
+// Bytes of the files under `directory` (what a clone or fetch has written
+// so far); symlinks are not followed.
+std::uintmax_t tree_bytes(const fs::path& directory) {
+  std::uintmax_t total = 0;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(directory, fs::directory_options::skip_permission_denied, error), end;
+       !error && it != end; it.increment(error)) {
+    if (it->is_regular_file(error)) total += it->file_size(error);
+  }
+  return total;
+}
+
+// The most a repository may put on disk: a recipe's git URL is outside
+// input, and git has no size limit of its own.
+struct SizeLimit {
+  fs::path directory;     // what the git command fills
+  std::uintmax_t bytes;   // 0: unlimited
+  std::string what;       // "the mirror of URL"
+
+  std::string exceeded() const {
+    if (bytes == 0 || directory.empty()) return {};
+    const auto used = tree_bytes(directory);
+    if (used <= bytes) return {};
+    return what + " passed " + std::to_string(bytes >> 20) + " MiB (" + std::to_string(used >> 20) +
+           " MiB so far), the most a git source may take: the repository is too big, or hostile";
+  }
+};
+
 struct Git {
   std::vector<std::string> environment;
 
-  ProcessResult run(std::vector<std::string> arguments, const fs::path& directory = {}) const {
+  ProcessResult run(std::vector<std::string> arguments, const fs::path& directory = {},
+                    const SizeLimit* limit = nullptr) const {
     ProcessRequest request;
     request.argv = {"git"};
     request.argv.insert(request.argv.end(), arguments.begin(), arguments.end());
     request.environment = environment;
     request.working_directory = directory.empty() ? fs::current_path() : directory;
-    return run_process(request);
+    if (limit != nullptr) request.stop_if = [limit] { return limit->exceeded(); };
+    auto result = run_process(request);
+    // A fast clone can finish between two checks.
+    if (limit != nullptr && result.stopped.empty()) result.stopped = limit->exceeded();
+    return result;
   }
 
   // `git ARGS` that must succeed; the error names what was being done.
   std::expected<ProcessResult, BuildError> must(std::vector<std::string> arguments, const std::string& doing,
-                                                const fs::path& directory = {}) const {
-    auto result = run(std::move(arguments), directory);
+                                                const fs::path& directory = {}, const SizeLimit* limit = nullptr) const {
+    auto result = run(std::move(arguments), directory, limit);
+    if (!result.stopped.empty()) return git_error("git stopped while it was to " + doing + ": " + result.stopped);
     if (!result.started) {
       return git_error("cannot run git to " + doing + ": " + result.start_error +
                        " (install Debian's `git` package)");
@@ -136,7 +170,9 @@ std::expected<fs::path, BuildError> update_mirror(const Git& git, const std::str
     const auto partial = directory / (".partial-" + std::to_string(::getpid()));
     fs::remove_all(partial, ignored);
     if (settings.log) settings.log("source: cloning " + location);
-    auto cloned = git.must({"clone", "--quiet", "--mirror", "--", location, partial.string()}, "clone " + location);
+    const SizeLimit limit{partial, settings.max_download_bytes, "the mirror of " + location};
+    auto cloned = git.must({"clone", "--quiet", "--mirror", "--", location, partial.string()}, "clone " + location, {},
+                           &limit);
     if (!cloned) {
       fs::remove_all(partial, ignored);
       return std::unexpected(cloned.error());
@@ -152,8 +188,14 @@ std::expected<fs::path, BuildError> update_mirror(const Git& git, const std::str
   const bool moves = source.branch && !source.rev && !source.tag;
   if (moves || !resolve_commit(git, mirror, source)) {
     if (settings.log) settings.log("source: fetching " + location + " into " + mirror.string());
-    auto fetched = git.must({"fetch", "--quiet", "--prune", "--tags", "--force", "origin"}, "fetch " + location, mirror);
-    if (!fetched) return std::unexpected(fetched.error());
+    const SizeLimit limit{mirror, settings.max_download_bytes, "the mirror of " + location};
+    auto fetched = git.must({"fetch", "--quiet", "--prune", "--tags", "--force", "origin"}, "fetch " + location, mirror,
+                            &limit);
+    if (!fetched) {
+      // A mirror grown past the limit is not kept: the next build clones afresh.
+      if (auto over = limit.exceeded(); !over.empty()) fs::remove_all(mirror, ignored);
+      return std::unexpected(fetched.error());
+    }
   } else if (settings.log) {
     settings.log("source: " + location + " from the cache (" + mirror.string() + ")");
   }
@@ -197,10 +239,14 @@ std::expected<void, BuildError> checkout_git_source(const recipe::Source& source
   if (auto made = git.must({"init", "--quiet"}, "create the checkout in " + checkout_dir.string(), checkout_dir); !made) {
     return std::unexpected(made.error());
   }
-  if (auto got = git.must(fetch, "fetch " + describe_asked(source) + " of " + source.git, checkout_dir); !got) {
+  const SizeLimit checkout_limit{checkout_dir, settings.max_unpacked_bytes, "the checkout of " + source.git};
+  if (auto got = git.must(fetch, "fetch " + describe_asked(source) + " of " + source.git, checkout_dir,
+                          &checkout_limit);
+      !got) {
     return std::unexpected(got.error());
   }
-  if (auto checked = git.must({"checkout", "--quiet", "--detach", *commit}, "check out " + *commit, checkout_dir);
+  if (auto checked = git.must({"checkout", "--quiet", "--detach", *commit}, "check out " + *commit, checkout_dir,
+                              &checkout_limit);
       !checked) {
     return std::unexpected(checked.error());
   }

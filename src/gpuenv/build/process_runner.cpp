@@ -1,11 +1,14 @@
 #include "gpuenv/build/process_runner.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -120,7 +123,26 @@ ProcessResult run_process(const ProcessRequest& request) {
   result.started = true;
   LineTail tail;
   char buffer[1 << 16];
+  auto next_check = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   while (true) {
+    if (request.stop_if && result.stopped.empty()) {
+      // A chatty child must not starve the check: it runs once a second
+      // whether or not output arrives.
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= next_check) {
+        next_check = now + std::chrono::seconds(1);
+        if (auto why = request.stop_if(); !why.empty()) {
+          result.stopped = std::move(why);
+          ::kill(pid, SIGKILL);  // its output pipe closes and the reads below end
+          continue;
+        }
+      }
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_check - now).count();
+      pollfd ready{output[0], POLLIN, 0};
+      const int polled = ::poll(&ready, 1, static_cast<int>(std::max<long long>(wait, 1)));
+      if (polled < 0 && errno != EINTR) break;
+      if (polled <= 0) continue;
+    }
     const ssize_t count = ::read(output[0], buffer, sizeof buffer);
     if (count < 0 && errno == EINTR) continue;
     if (count <= 0) break;

@@ -18,6 +18,9 @@ struct ProcessRequest {
   std::filesystem::path working_directory;
   // Gets the output as it arrives, in pieces of any size.
   std::function<void(std::string_view)> on_output;
+  // When set, asked about once a second while the child runs: a non-empty
+  // answer (why) kills the child, and becomes the result's `stopped`.
+  std::function<std::string()> stop_if;
 };
 
 struct ProcessResult {
@@ -25,6 +28,7 @@ struct ProcessResult {
   std::string start_error;  // why it did not start
   int exit_code = -1;       // 128 + signal when killed by one
   std::string output_tail;  // the last kTailLines lines of output
+  std::string stopped;      // why stop_if had the child killed; empty when it was not
 
   bool succeeded() const { return started && exit_code == 0; }
 };

@@ -34,7 +34,8 @@ struct SourceSettings {
   // recipe's `path: ..` holds it.
   std::filesystem::path excluded_dir;
   net::ClientSettings client;
-  // Most bytes one download may bring, and one archive may unpack to.
+  // Most bytes one download (or a git mirror) may bring, and one archive (or
+  // a git checkout) may unpack to.
   std::uint64_t max_download_bytes = 8ull << 30;
   std::uint64_t max_unpacked_bytes = 32ull << 30;
   std::function<void(std::string_view)> log;  // one line at a time, no newline

@@ -5,10 +5,14 @@
 // branch moves; a missing revision and hostile URLs fail clearly.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "gpuenv/build/process_runner.hpp"
 #include "gpuenv/build/sources.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_directory.hpp"
@@ -165,6 +169,44 @@ TEST_F(GitSources, MissingRevisionFailsNamingIt) {
         << fetched.error().message;
     EXPECT_NE(fetched.error().message.find(repo().string()), std::string::npos) << fetched.error().message;
   }
+}
+
+// git has no size limit: a repository that would fill the disk is stopped
+// at the source limits, and no oversized mirror is left in the cache.
+TEST_F(GitSources, ARepositoryPastTheSizeLimitIsRefusedAndNotCached) {
+  std::string big(2u << 20, '\0');  // incompressible: git's zlib cannot shrink it under the limit
+  std::mt19937 random(42);
+  for (auto& byte : big) byte = static_cast<char>(random());
+  commit("blob.bin", big, "a big file");
+  auto limited = settings();
+  limited.max_download_bytes = 256u << 10;
+  const auto fetched = fetch_sources({git_source()}, src(), limited);
+  ASSERT_FALSE(fetched);
+  EXPECT_EQ(fetched.error().kind, gpuenv::build::BuildErrorKind::source);
+  EXPECT_NE(fetched.error().message.find("the most a git source may take"), std::string::npos)
+      << fetched.error().message;
+  std::error_code ignored;
+  EXPECT_TRUE(fs::is_empty(dir / "cache/build-sources/git", ignored)) << "a partial mirror was left behind";
+  // Within the limits, the same repository is fine.
+  ASSERT_TRUE(fetch_sources({git_source()}, src(), settings()));
+  EXPECT_EQ(read_file(src() / "blob.bin").size(), big.size());
+}
+
+// The check runs while git runs, not only after: a child that would go on
+// for a minute is stopped within about a second of the answer changing.
+TEST(ProcessRunner, StopIfKillsTheChildAndSaysWhy) {
+  gpuenv::build::ProcessRequest request;
+  request.argv = {"sh", "-c", "while :; do echo tick; sleep 0.1; done"};
+  request.environment = gpuenv::build::current_environment();
+  int checks = 0;
+  request.stop_if = [&checks] { return ++checks >= 2 ? std::string("enough") : std::string(); };
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = gpuenv::build::run_process(request);
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(result.stopped, "enough");
+  EXPECT_EQ(result.exit_code, 128 + SIGKILL);
+  EXPECT_LT(seconds, 10.0);
+  EXPECT_NE(result.output_tail.find("tick"), std::string::npos);
 }
 
 TEST_F(GitSources, HostileUrlsAndRefsAreRefusedBeforeGitRuns) {

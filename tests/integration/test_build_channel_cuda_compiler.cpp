@@ -39,8 +39,8 @@ TEST(BuildChannelCudaCompiler, TheChannelsNvccIsKeptWhenOnlyTheCxxCompilerComesF
 build:
   script:
     - mkdir -p "$PREFIX/share"
-    - '"$NVCC" > "$PREFIX/share/compilers.txt"'
-    - '"$CXX" --version | head -n 1 >> "$PREFIX/share/compilers.txt"'
+    - '"$NVCC" | tee "$PREFIX/share/compilers.txt"'
+    - '"$CXX" --version | head -n 1 | tee -a "$PREFIX/share/compilers.txt"'
 requirements:
   build:
     - ${{ compiler('cxx') }}

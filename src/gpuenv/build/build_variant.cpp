@@ -110,6 +110,30 @@ std::expected<LinkedPackages, BuildError> create_environment(const fs::path& pre
   return plan->solution.link;
 }
 
+// The build environment with the channels' CUDA compiler but without the
+// C/C++ compiler packages; nullopt (nothing left behind) when the recipe asks
+// for no C/C++ compiler or the channels cannot provide the CUDA one either.
+std::optional<LinkedPackages> build_with_channel_cuda_compiler(const fs::path& prefix,
+                                                               const BuildRequirementSplit& split,
+                                                               const environment::Settings& settings, BuildLog& log,
+                                                               BuildObserver& observer) {
+  auto specs = split.others;
+  bool host_language_compiler = false;
+  for (const auto& compiler : split.compilers) {
+    if (compiler.language == CompilerLanguage::cuda) {
+      specs.push_back(compiler.spec);
+    } else {
+      host_language_compiler = true;
+    }
+  }
+  if (!host_language_compiler) return std::nullopt;
+  auto created = create_environment(prefix, specs, settings, "build", log, observer);
+  if (created) return std::move(*created);
+  std::error_code ignored;
+  fs::remove_all(prefix, ignored);
+  return std::nullopt;
+}
+
 // The build environment; compilers from the channels when they have them,
 // else the machine's (set in `variables`; a CUDA toolkit into `cuda`).
 std::expected<bool, BuildError> create_build_environment(const fs::path& prefix, const std::vector<std::string>& specs,
@@ -128,26 +152,35 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
   const std::string reason = created.error().message;
   std::error_code ignored;
   fs::remove_all(prefix, ignored);
-  auto machine_specs = split.others;
-  auto machine_settings = settings;
-  if (cuda) {
-    auto toolkit = use_machine_cuda_toolkit(*cuda, process_cuda_toolkit_search(),
-                                            machine_settings.extra_virtual_packages, machine_specs);
-    if (!toolkit) return std::unexpected(toolkit.error());
+  auto from_machine = split.compilers;
+  auto channel_cuda = cuda ? build_with_channel_cuda_compiler(prefix, split, settings, log, observer) : std::nullopt;
+  if (channel_cuda) {
+    // The channels have the CUDA compiler (our own cuda-nvcc, say) but not
+    // conda-forge's gcc/gxx: keep theirs, only C and C++ from the machine.
+    linked = std::move(*channel_cuda);
+    std::erase_if(from_machine, [](const auto& compiler) { return compiler.language == CompilerLanguage::cuda; });
+  } else {
+    auto machine_specs = split.others;
+    auto machine_settings = settings;
+    if (cuda) {
+      auto toolkit = use_machine_cuda_toolkit(*cuda, process_cuda_toolkit_search(),
+                                              machine_settings.extra_virtual_packages, machine_specs);
+      if (!toolkit) return std::unexpected(toolkit.error());
+    }
+    auto without = create_environment(prefix, machine_specs, machine_settings, "build", log, observer);
+    if (!without) return std::unexpected(without.error());
+    linked = std::move(*without);
   }
-  auto without = create_environment(prefix, machine_specs, machine_settings, "build", log, observer);
-  if (!without) return std::unexpected(without.error());
-  linked = std::move(*without);
   std::string missing;
   const char* path = std::getenv("PATH");
-  auto compilers = machine_compilers(split.compilers, path != nullptr ? path : "/usr/bin:/bin", missing);
+  auto compilers = machine_compilers(from_machine, path != nullptr ? path : "/usr/bin:/bin", missing);
   if (!compilers) {
     return failure(BuildErrorKind::environment,
                    "the channels provide no compiler package for this recipe (" + reason +
                        ") and this machine has no " + missing + ": install it (Debian: gcc, g++) or add a channel "
                        "that has the compiler packages");
   }
-  for (const auto& compiler : split.compilers) {
+  for (const auto& compiler : from_machine) {
     const auto language = compiler.language;
     const std::string machine = language == CompilerLanguage::c     ? (*compilers)["CC"]
                                 : language == CompilerLanguage::cxx ? (*compilers)["CXX"]

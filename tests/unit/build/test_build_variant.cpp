@@ -497,6 +497,39 @@ build:
       << failed.error().message;
 }
 
+// A multi-output recipe whose output says build.skip: that output is not
+// built (its script would fail here), the others are.
+TEST_F(BuildVariant, BuildRecipeSkipsAnOutputWhoseBuildSaysSkip) {
+  const auto recipe_file = write_recipe(R"(recipe:
+  name: split
+  version: "1.0"
+build:
+  noarch: generic
+outputs:
+  - package:
+      name: kept
+    build:
+      script:
+        - mkdir -p "$PREFIX/share" && echo kept > "$PREFIX/share/kept.txt"
+  - package:
+      name: skipped
+    build:
+      skip:
+        - true
+      script:
+        - exit 1
+)");
+  gpuenv::build::RecipeBuildRequest request;
+  request.render.target_platform = request.render.build_platform = "linux-64";
+  request.output_dir = dir / "output";
+  request.settings = &settings;
+  request.timestamp = 1700000000;
+  const auto result = gpuenv::build::build_recipe(recipe_file, request, observer);
+  ASSERT_FALSE(result.error) << result.error->message << "\n" << observer.output;
+  ASSERT_EQ(result.built.size(), 1u);
+  EXPECT_EQ(result.built[0].name, "kept");
+}
+
 TEST_F(BuildVariant, BuildRecipeBuildsAndIndexesTheOutputDirectory) {
   write_text_file(dir / "recipe/project/message.txt", "hello\n");
   const auto recipe_file = write_recipe(noarch_recipe);

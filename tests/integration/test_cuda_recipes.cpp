@@ -96,7 +96,7 @@ class CudaRecipes : public ::testing::Test {
 };
 
 void CudaRecipes::the_channel_holds_the_components_of_both_releases() const {
-  std::string listing;
+  std::string listing = "\n";  // each name follows a newline
   for (const auto& subdir : {"noarch", "linux-64"}) {
     for (const auto& entry : fs::directory_iterator(channel() / subdir)) {
       if (entry.path().extension() == ".conda") listing += entry.path().filename().string() + "\n";

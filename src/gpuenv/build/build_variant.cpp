@@ -409,7 +409,26 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   output.format = format;
   output.source_override_json = request.source_override_json;
   output.requirements = std::move(*resolved);
-  auto test_members = package_test_members(tests_of(variant), {run.recipe_dir, src_dir, request.timestamp});
+  // `${{ }}` in test scripts is rendered here, as rattler-build renders it
+  // with the recipe: the package's identity and the variant, not the build's
+  // paths (the tests run elsewhere, in their own environments).
+  auto tests = tests_of(variant);
+  ScriptTemplateNames test_names = template_names;
+  test_names.script_variables.clear();
+  for (const char* kept : {"PKG_NAME", "PKG_VERSION", "PKG_BUILDNUM", "PKG_BUILD_STRING", "PKG_HASH",
+                           "target_platform", "build_platform", "SUBDIR", "SHLIB_EXT"}) {
+    if (const auto found = template_names.script_variables.find(kept); found != template_names.script_variables.end()) {
+      test_names.script_variables.insert(*found);
+    }
+  }
+  for (std::size_t index = 0; index < tests.size(); ++index) {
+    if (tests[index].kind != recipe::TestElement::Kind::script) continue;
+    auto rendered = render_script_templates(tests[index].script.script, test_names,
+                                            "test " + std::to_string(index + 1) + "'s script");
+    if (!rendered) return std::unexpected(rendered.error());
+    tests[index].script.script = std::move(*rendered);
+  }
+  auto test_members = package_test_members(tests, {run.recipe_dir, src_dir, request.timestamp});
   if (!test_members) return std::unexpected(test_members.error());
   output.extra_members = std::move(extra_members);
   output.extra_members.insert(output.extra_members.end(), test_members->begin(), test_members->end());

@@ -129,6 +129,26 @@ TEST_F(PackageTests, ScriptTestsRunInAnActivatedEnvironmentWithTheirFiles) {
   EXPECT_EQ(read_file(root / "info/tests/0/expected.txt"), "hello\n");
 }
 
+// As rattler-build renders the whole recipe: `${{ }}` in a test script is
+// the recipe's context and the variant, written into the package rendered.
+TEST_F(PackageTests, TemplatesInTestScriptsAreRenderedIntoThePackage) {
+  const std::string recipe = std::string("context:\n  word: hello\n") + greeting;
+  const auto result = build("greeting", with_tests(recipe, R"(  - script:
+      - grep -q ${{ word }} "$PREFIX/share/greeting/message.txt"
+      - test "${{ PKG_VERSION }}" = 1.2
+)"));
+  ASSERT_FALSE(result.error) << result.error->message << "\n" << observer.steps << observer.output;
+  const auto root = dir / "extracted";
+  gpuenv::package::extract_package(result.built[0].package.package, root);
+  const auto tests = read_file(root / "info/tests/tests.yaml");
+  EXPECT_NE(tests.find("grep -q hello"), std::string::npos) << tests;
+  EXPECT_EQ(tests.find("${{"), std::string::npos) << tests;
+  // The build's paths are not the test's: naming one is an error.
+  const auto wrong = build("greeting", with_tests(greeting, "  - script:\n      - ls ${{ SRC_DIR }}\n"));
+  ASSERT_TRUE(wrong.error);
+  EXPECT_NE(wrong.error->message.find("test 1's script"), std::string::npos) << wrong.error->message;
+}
+
 TEST_F(PackageTests, AFailingTestFailsTheBuildAndKeepsThePackageOutOfTheChannel) {
   const auto result = build("greeting", with_tests(greeting, R"(  - script:
       - echo "checking the message"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpuenv/build/build_variant.hpp"
 #include "gpuenv/build/compilers.hpp"
 #include "gpuenv/build/resolved_requirements.hpp"
 #include "gpuenv/environment/plan.hpp"
@@ -12,12 +13,6 @@ namespace gpuenv::build {
 namespace fs = std::filesystem;
 
 namespace {
-
-// An output's build section: the reader merges the top level's into it.
-const recipe::Build& build_section(const recipe::RenderedVariant& variant) {
-  const auto& recipe = variant.recipe;
-  return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].build : recipe.build;
-}
 
 struct SolveFailure {
   std::string message;
@@ -86,7 +81,7 @@ void plan_build_environment(VariantPlan& plan, const std::vector<std::string>& s
 std::expected<VariantPlan, BuildError> plan_variant(const recipe::RenderedVariant& variant,
                                                     const RecipePlanRequest& request,
                                                     environment::Reporter& reporter) {
-  const auto& build = build_section(variant);
+  const auto& build = output_build(variant);
   const auto& render = request.render;
   const auto platform_value = variant.variant.find("target_platform");
   const std::string target_platform =
@@ -138,7 +133,7 @@ std::expected<RecipePlan, BuildError> plan_recipe(const fs::path& recipe_file, c
   }
   RecipePlan plan;
   for (const auto& variant : rendered->variants) {
-    if (build_section(variant).skip) {
+    if (output_build(variant).skip) {
       ++plan.skipped;
       continue;
     }

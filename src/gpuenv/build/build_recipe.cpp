@@ -36,7 +36,7 @@ RecipeBuildResult build_recipe(const std::filesystem::path& recipe_file, const R
                         : reproducible_timestamp(util::fixed_environment(request.render.environment), recipe_file);
   build.package_format = request.package_format;
   for (auto& variant : rendered->variants) {
-    if (variant.recipe.build.skip) continue;
+    if (output_build(variant).skip) continue;
     if (!request.source_override.empty()) {
       build.source_override_json = source_override_json(request.source_override, variant.recipe.version);
       apply_source_override(request.source_override, variant);

@@ -142,7 +142,18 @@ class BuildPlanTest : public ::testing::Test {
     return *settings;
   }
 
+  // `recipe` planned for linux-64 against a channel of the records `specs` accept.
+  std::expected<RecipePlan, BuildError> plan_against(const ChannelSpecs& specs, const fs::path& recipe) {
+    write_channel(dir_ / "channel", specs);
+    settings_ = settings_for(dir_ / "channel");
+    RecipePlanRequest request;
+    request.render.target_platform = request.render.build_platform = "linux-64";
+    request.settings = &settings_;
+    return plan_recipe(recipe, request, reporter_);
+  }
+
   fs::path dir_;
+  environment::Settings settings_;
   environment::Reporter reporter_;
 };
 
@@ -226,17 +237,10 @@ fs::path write_recipe(const fs::path& dir, const std::string& host_requirement) 
 }
 
 TEST_F(BuildPlanTest, AnUnsolvableHostEnvironmentIsReportedWithTheSolversExplanation) {
-  const auto channel = dir_ / "channel";
   ChannelSpecs specs;
   specs["linux-64"]["gcc_linux-64"].insert("gcc_linux-64 =14");
   specs["linux-64"]["zlib"].insert("zlib 1.2.13");
-  write_channel(channel, specs);
-  const auto settings = settings_for(channel);
-  RecipePlanRequest request;
-  request.render.target_platform = request.render.build_platform = "linux-64";
-  request.settings = &settings;
-
-  auto plan = plan_recipe(write_recipe(dir_ / "missing", "zlib >=1.3"), request, reporter_);
+  auto plan = plan_against(specs, write_recipe(dir_ / "missing", "zlib >=1.3"));
   ASSERT_TRUE(plan) << plan.error().message;
   ASSERT_EQ(plan->variants.size(), 1u);
   const auto& variant = plan->variants.front();
@@ -248,22 +252,16 @@ TEST_F(BuildPlanTest, AnUnsolvableHostEnvironmentIsReportedWithTheSolversExplana
   // The build environment was solved before the host environment failed.
   EXPECT_NE(find_package(variant.build, "gcc_linux-64"), nullptr);
 
-  auto solvable = plan_recipe(write_recipe(dir_ / "present", "zlib 1.2.*"), request, reporter_);
+  auto solvable = plan_against(specs, write_recipe(dir_ / "present", "zlib 1.2.*"));
   ASSERT_TRUE(solvable) << solvable.error().message;
   EXPECT_TRUE(solvable->solved()) << solvable->variants.front().problem;
   EXPECT_EQ(find_package(solvable->variants.front().host, "zlib")->version, "1.2.13");
 }
 
 TEST_F(BuildPlanTest, WithoutCompilerPackagesTheBuildWouldUseTheMachinesCompilers) {
-  const auto channel = dir_ / "channel";
   ChannelSpecs specs;
   specs["linux-64"]["zlib"].insert("zlib 1.2.13");
-  write_channel(channel, specs);
-  const auto settings = settings_for(channel);
-  RecipePlanRequest request;
-  request.render.target_platform = request.render.build_platform = "linux-64";
-  request.settings = &settings;
-  auto plan = plan_recipe(write_recipe(dir_ / "recipe", "zlib"), request, reporter_);
+  auto plan = plan_against(specs, write_recipe(dir_ / "recipe", "zlib"));
   ASSERT_TRUE(plan) << plan.error().message;
   ASSERT_TRUE(plan->solved()) << plan->variants.front().problem;
   const auto& build = plan->variants.front().build;

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "gpuenv/build/build_variant.hpp"
 #include "gpuenv/recipe/variant_config.hpp"
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/util/yaml_document.hpp"
@@ -29,11 +30,6 @@ struct RenderedReference {
   std::string platform;
   recipe::RenderedRecipe rendered;
 };
-
-const recipe::Build& output_build(const recipe::RenderedVariant& variant) {
-  const auto& recipe = variant.recipe;
-  return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].build : recipe.build;
-}
 
 // Every recipe on every platform, rendered once for all the tests here.
 const std::vector<RenderedReference>& rendered_references() {

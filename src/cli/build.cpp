@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "build_observer.hpp"
+#include "build_plan_output.hpp"
 #include "channel_setup.hpp"
 #include "command.hpp"
 #include "error_output.hpp"
+#include "gpuenv/build/build_plan.hpp"
 #include "gpuenv/build/build_recipe.hpp"
 #include "gpuenv/build/package_format.hpp"
 #include "gpuenv/recipe/render.hpp"
@@ -40,18 +42,61 @@ struct BuildArguments {
   bool json = false;
   std::string test_mode = "native";  // rattler-build's --test: skip | native | native-and-emulated
   bool no_test = false;
+  bool dry_run = false;
 };
 
 fs::path recipe_file_of(const std::string& argument) {
   return fs::absolute(gpuenv::recipe::recipe_file_path(argument));
 }
 
-int fail(const std::string& message, bool as_json, json& built) {
+// `done`: what the run got to before the failure, under `key` in --json.
+int fail(const std::string& message, bool as_json, json& done, const char* key = "packages") {
   if (as_json) {
-    fmt::print("{}\n", json{{"success", false}, {"error", message}, {"packages", built}}.dump(2));
+    fmt::print("{}\n", json{{"success", false}, {"error", message}, {key, done}}.dump(2));
     return 1;
   }
   return report_error(environment::make_error(environment::ErrorKind::configuration, message));
+}
+
+recipe::RenderRequest render_request(const BuildArguments& arguments, const std::string& build_platform,
+                                     const std::string& target_platform) {
+  recipe::RenderRequest render;
+  render.overrides = arguments.overrides;
+  render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
+  render.build_platform = build_platform;
+  render.target_platform = target_platform;
+  render.environment = util::environment_variables();
+  return render;
+}
+
+// --dry-run: the plan of every recipe; exit 1 when an environment of some
+// variant cannot be solved (each is explained), so CI can gate on it.
+int run_dry_run(const BuildArguments& arguments, const environment::Settings& settings,
+                const std::string& build_platform, const std::string& target_platform) {
+  CliBuildObserver observer(arguments.json);
+  json recipes = json::array();
+  bool solved = true;
+  for (const auto& argument : arguments.recipes) {
+    const auto recipe_file = recipe_file_of(argument);
+    build::RecipePlanRequest request;
+    request.render = render_request(arguments, build_platform, target_platform);
+    request.settings = &settings;
+    auto plan = build::plan_recipe(recipe_file, request, observer);
+    if (!plan) {
+      if (plan.error().kind == build::BuildErrorKind::variant_override) {
+        return report_usage_error(plan.error().message, arguments.json);
+      }
+      return fail(plan.error().message, arguments.json, recipes, "recipes");
+    }
+    solved = solved && plan->solved();
+    if (arguments.json) {
+      recipes.push_back(recipe_plan_json(recipe_file, *plan));
+    } else {
+      print_recipe_plan(recipe_file, *plan);
+    }
+  }
+  if (arguments.json) fmt::print("{}\n", json{{"success", solved}, {"recipes", recipes}}.dump(2));
+  return solved ? 0 : 1;
 }
 
 int run_build(const BuildArguments& arguments) {
@@ -70,6 +115,7 @@ int run_build(const BuildArguments& arguments) {
     if (!parsed) return report_usage_error(parsed.error().message, arguments.json);
     package_format = *parsed;
   }
+  if (arguments.dry_run) return run_dry_run(arguments, *settings, build_platform, target_platform);
   auto source_override = build::make_source_override(arguments.source, arguments.source_version);
   if (!source_override) return report_usage_error(source_override.error().message, arguments.json);
   CliBuildObserver observer(arguments.json);
@@ -77,11 +123,7 @@ int run_build(const BuildArguments& arguments) {
   for (const auto& argument : arguments.recipes) {
     const auto recipe_file = recipe_file_of(argument);
     build::RecipeBuildRequest request;
-    request.render.overrides = arguments.overrides;
-    request.render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
-    request.render.build_platform = build_platform;
-    request.render.target_platform = target_platform;
-    request.render.environment = util::environment_variables();
+    request.render = render_request(arguments, build_platform, target_platform);
     request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
     request.settings = &*settings;
     request.timestamp = build::reproducible_timestamp(env, recipe_file);
@@ -146,6 +188,9 @@ void add_build_command(CLI::App& app, Runner& run) {
                   "native-and-emulated is native here), or skip them")
       ->check(CLI::IsMember({"skip", "native", "native-and-emulated"}));
   sub->add_flag("--no-test", arguments->no_test, "Same as --test skip");
+  sub->add_flag("--dry-run", arguments->dry_run,
+                "Only plan: render every variant and solve its build and host environments (nothing fetched, "
+                "extracted or built); exit 1 when one cannot be solved");
   sub->add_flag("--json", arguments->json, "Print JSON (steps and script output only in the log)");
   sub->callback([&run, arguments] { run = [arguments] { return run_build(*arguments); }; });
 }

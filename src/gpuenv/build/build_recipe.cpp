@@ -36,11 +36,7 @@ RecipeBuildResult build_recipe(const std::filesystem::path& recipe_file, const R
                         : reproducible_timestamp(util::fixed_environment(request.render.environment), recipe_file);
   build.package_format = request.package_format;
   for (auto& variant : rendered->variants) {
-    // An output's build is the top level's with its own keys over it (the
-    // reader merges them), so its skip says whether this package is built.
-    const auto& recipe = variant.recipe;
-    const bool is_output = variant.output_index < recipe.outputs.size();
-    if (is_output ? recipe.outputs[variant.output_index].build.skip : recipe.build.skip) continue;
+    if (output_build(variant).skip) continue;
     if (!request.source_override.empty()) {
       build.source_override_json = source_override_json(request.source_override, variant.recipe.version);
       apply_source_override(request.source_override, variant);

@@ -212,12 +212,12 @@ const std::vector<recipe::TestElement>& tests_of(const recipe::RenderedVariant& 
   return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].tests : recipe.tests;
 }
 
-const recipe::Build& build_of(const recipe::RenderedVariant& variant) {
+}  // namespace
+
+const recipe::Build& output_build(const recipe::RenderedVariant& variant) {
   const auto& recipe = variant.recipe;
   return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].build : recipe.build;
 }
-
-}  // namespace
 
 std::int64_t reproducible_timestamp(const util::EnvLookup& env, const fs::path& recipe_file) {
   if (const auto epoch = env("SOURCE_DATE_EPOCH"); epoch && !epoch->empty()) {
@@ -237,7 +237,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   // The output directory is the first channel (output_channel.hpp).
   const environment::Settings settings = with_local_channels(*request.settings, {request.output_dir});
   const auto& requirements = variant.requirements();
-  const auto& build = build_of(variant);
+  const auto& build = output_build(variant);
   const auto target_platform_value = variant.variant.find("target_platform");
   const std::string variant_platform =
       target_platform_value == variant.variant.end() ? request.build_platform : target_platform_value->second.display();

@@ -71,6 +71,11 @@ struct BuiltPackage {
 std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVariant& variant,
                                                       const BuildRequest& request, BuildObserver& observer);
 
+// The build section of the variant's output (the recipe's own for a single
+// output): the reader merges the top level's into each output's, so an
+// output's skip, noarch and script are read here.
+const recipe::Build& output_build(const recipe::RenderedVariant& variant);
+
 // SOURCE_DATE_EPOCH from `env`, else the modification time of `recipe_file`.
 std::int64_t reproducible_timestamp(const util::EnvLookup& env, const std::filesystem::path& recipe_file);
 

@@ -110,6 +110,15 @@ class BuildVariant : public ::testing::Test {
     return gpuenv::build::build_variant(rendered->variants.front(), request, observer);
   }
 
+  gpuenv::build::RecipeBuildRequest recipe_build_request() const {
+    gpuenv::build::RecipeBuildRequest request;
+    request.render.target_platform = request.render.build_platform = "linux-64";
+    request.output_dir = dir / "output";
+    request.settings = &settings;
+    request.timestamp = 1700000000;
+    return request;
+  }
+
   fs::path extracted(const fs::path& package) const {
     const auto target = dir / ("extracted-" + package.stem().string());
     gpuenv::package::extract_package(package, target);
@@ -336,11 +345,7 @@ requirements:
 )";
 
 TEST_F(BuildVariant, HostPackagesRunExportsAndPinsReachIndexJson) {
-  gpuenv::build::RecipeBuildRequest request;
-  request.render.target_platform = request.render.build_platform = "linux-64";
-  request.output_dir = dir / "output";
-  request.settings = &settings;
-  request.timestamp = 1700000000;
+  auto request = recipe_build_request();
   const auto exporter = gpuenv::build::build_recipe(write_recipe(exporting_recipe), request, observer);
   ASSERT_FALSE(exporter.error) << exporter.error->message << "\n" << observer.steps;
   const auto exported = json::parse(read_file(extracted(exporter.built[0].package.package) / "info/run_exports.json"));
@@ -497,47 +502,10 @@ build:
       << failed.error().message;
 }
 
-// A multi-output recipe whose output says build.skip: that output is not
-// built (its script would fail here), the others are.
-TEST_F(BuildVariant, BuildRecipeSkipsAnOutputWhoseBuildSaysSkip) {
-  const auto recipe_file = write_recipe(R"(recipe:
-  name: split
-  version: "1.0"
-build:
-  noarch: generic
-outputs:
-  - package:
-      name: kept
-    build:
-      script:
-        - mkdir -p "$PREFIX/share" && echo kept > "$PREFIX/share/kept.txt"
-  - package:
-      name: skipped
-    build:
-      skip:
-        - true
-      script:
-        - exit 1
-)");
-  gpuenv::build::RecipeBuildRequest request;
-  request.render.target_platform = request.render.build_platform = "linux-64";
-  request.output_dir = dir / "output";
-  request.settings = &settings;
-  request.timestamp = 1700000000;
-  const auto result = gpuenv::build::build_recipe(recipe_file, request, observer);
-  ASSERT_FALSE(result.error) << result.error->message << "\n" << observer.output;
-  ASSERT_EQ(result.built.size(), 1u);
-  EXPECT_EQ(result.built[0].name, "kept");
-}
-
 TEST_F(BuildVariant, BuildRecipeBuildsAndIndexesTheOutputDirectory) {
   write_text_file(dir / "recipe/project/message.txt", "hello\n");
   const auto recipe_file = write_recipe(noarch_recipe);
-  gpuenv::build::RecipeBuildRequest request;
-  request.render.target_platform = request.render.build_platform = "linux-64";
-  request.output_dir = dir / "output";
-  request.settings = &settings;
-  request.timestamp = 1700000000;
+  auto request = recipe_build_request();
   auto result = gpuenv::build::build_recipe(recipe_file, request, observer);
   ASSERT_FALSE(result.error) << result.error->message << "\n" << observer.output;
   ASSERT_EQ(result.built.size(), 1u);
@@ -551,6 +519,36 @@ TEST_F(BuildVariant, BuildRecipeBuildsAndIndexesTheOutputDirectory) {
   ASSERT_TRUE(result.error);
   EXPECT_EQ(result.error->kind, gpuenv::build::BuildErrorKind::variant_override);
   EXPECT_TRUE(result.built.empty());
+}
+
+TEST_F(BuildVariant, BuildRecipeLeavesOutAnOutputThatSkipsItself) {
+  // The skip is the output's own, not the recipe's: the reader merges the
+  // top-level build into each output's, so that is where it is read.
+  const auto recipe_file = write_recipe(R"(recipe:
+  name: pair
+  version: "1.0"
+build:
+  noarch: generic
+outputs:
+  - package:
+      name: pair-kept
+    build:
+      script:
+        - mkdir -p "$PREFIX/share" && echo kept > "$PREFIX/share/pair-kept.txt"
+  - package:
+      name: pair-skipped
+    build:
+      skip: true
+      script:
+        - mkdir -p "$PREFIX/share" && echo skipped > "$PREFIX/share/pair-skipped.txt"
+about:
+  license: MIT
+)");
+  auto request = recipe_build_request();
+  auto result = gpuenv::build::build_recipe(recipe_file, request, observer);
+  ASSERT_FALSE(result.error) << result.error->message << "\n" << observer.output;
+  ASSERT_EQ(result.built.size(), 1u);
+  EXPECT_EQ(result.built[0].name, "pair-kept");
 }
 
 }  // namespace

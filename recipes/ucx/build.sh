@@ -37,6 +37,12 @@ if [ "${cuda_compiler_version:-None}" != "None" ]; then
 else
   cuda_arguments+=(--without-cuda)
 fi
+# conda-forge's compiler activation puts $PREFIX/lib in every link's rpath;
+# the machine's compilers do not. Without it lib/ucx/libucx_perftest_cuda.so
+# (no UCX library among its dependencies, so libtool adds no rpath) cannot
+# find the environment's libcudart when UCX loads it. gpuenv build makes it
+# $ORIGIN-relative.
+LDFLAGS="${LDFLAGS:-} -Wl,-rpath,$PREFIX/lib"
 # UCX builds with -Werror; 1.13's libperf.c has `#pragma omp` outside
 # `#if _OPENMP`, an error without OpenMP (fixed upstream since).
 export CFLAGS="${CFLAGS:-} -Wno-unknown-pragmas" CPPFLAGS="${CPPFLAGS:-}" LDFLAGS="${LDFLAGS:-}"

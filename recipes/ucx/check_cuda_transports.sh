@@ -6,7 +6,8 @@
 # without a GPU: the module loads, queries the driver, finds none), so that
 # listing is only required where /dev/nvidiactl exists.
 set -euo pipefail
-ucx_info -b | grep -q "define HAVE_CUDA 1" || { echo "ucx_info -b: UCX was built without CUDA"; exit 1; }
+ucx_info -b > build_configuration.txt
+grep -Eq "^#define HAVE_CUDA +1$" build_configuration.txt || { echo "ucx_info -b: UCX was built without CUDA"; exit 1; }
 test -f "$PREFIX/lib/ucx/libuct_cuda.so" || { echo "lib/ucx/libuct_cuda.so is missing"; exit 1; }
 ucx_info -d > cuda_transports.txt 2>&1 || { cat cuda_transports.txt; exit 1; }
 if grep -q "Transport: cuda_copy" cuda_transports.txt; then

@@ -55,9 +55,11 @@ prepare() {  # OUT: the channel and the portable gpuenv, built here
 local_cudart_package() {
   local gpuenv=$1 channel=$2 cuda=${CUDA_HOME:-/usr/local/cuda}
   local library version recipe
-  library=$(find "$cuda/lib64/" -maxdepth 1 -name 'libcudart.so.13.*' -type f | head -n 1)
-  [ -n "$library" ] || { echo "no libcudart.so.13.* in $cuda/lib64" >&2; return 1; }
-  version=${library##*/libcudart.so.}
+  library=$cuda/lib64/libcudart.so.13
+  [ -e "$library" ] || { echo "no $library" >&2; return 1; }
+  # The toolkit's version (nvcc's "V13.0.88"): the library's name has only the major.
+  version=$("$cuda/bin/nvcc" --version | sed -n 's/.*release [0-9.]*, V\([0-9.]*\).*/\1/p')
+  [ -n "$version" ] || { echo "cannot read the toolkit version from $cuda/bin/nvcc --version" >&2; return 1; }
   recipe=$(mktemp -d)
   cat > "$recipe/recipe.yaml" <<RECIPE
 # LOCAL TEST PACKAGE (bench/ucx_gpu_check.sh): this machine's CUDA runtime,

@@ -18,6 +18,8 @@ packages=(
   patch    # gpuenv build applies a recipe's source patches with `patch -p1`
   git      # gpuenv build clones git sources (recipe `git:`)
   patchelf # gpuenv build rewrites the rpaths of a package's ELF files (docs/decisions/0002)
+  autoconf automake libtool  # recipes/ucx from Debian's ucx source, which has no configure (docs/ucx.md)
+  python3-pip  # the ucx test downloads NVML's header (nvidia-nvml-dev wheel)
 )
 test_tools_dir="$deps_dir/test-tools"
 

@@ -67,9 +67,21 @@ install_packages() {
   fi
 }
 
+# ENABLE_COMPLEX_DEPS: CEP 43 conditional dependencies are libsolv's REL_COND
+# (with REL_AND / REL_OR inside the condition), which libsolv only solves
+# when built with it. The stamp holds the flags, so a build/deps made with
+# other flags is rebuilt on the next run.
+libsolv_flags=(
+  -DENABLE_CONDA=ON -DMULTI_SEMANTICS=ON -DENABLE_COMPLEX_DEPS=ON
+  -DENABLE_STATIC=ON -DDISABLE_SHARED=ON
+  -DCMAKE_POSITION_INDEPENDENT_CODE=ON
+  -DENABLE_PERL=OFF -DENABLE_PYTHON=OFF -DENABLE_RUBY=OFF -DENABLE_TCL=OFF
+  -DCMAKE_INSTALL_LIBDIR=lib
+)
+
 build_libsolv() {
   local stamp="$libsolv_prefix/.gpuenv-built"
-  [ -f "$stamp" ] && return 0
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${libsolv_flags[*]}" ] && return 0
   log "building libsolv with conda support from Debian's source package"
   local work="$deps_dir/libsolv-src"
   rm -rf "$work" "$libsolv_prefix"
@@ -84,15 +96,11 @@ build_libsolv() {
   cmake -S "$src" -B "$work/build" -G Ninja -Wno-dev \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$libsolv_prefix" \
-    -DENABLE_CONDA=ON -DMULTI_SEMANTICS=ON \
-    -DENABLE_STATIC=ON -DDISABLE_SHARED=ON \
-    -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
-    -DENABLE_PERL=OFF -DENABLE_PYTHON=OFF -DENABLE_RUBY=OFF -DENABLE_TCL=OFF \
-    -DCMAKE_INSTALL_LIBDIR=lib >/dev/null
+    "${libsolv_flags[@]}" >/dev/null
   cmake --build "$work/build" >/dev/null
   cmake --install "$work/build" >/dev/null
   rm -rf "$work"
-  touch "$stamp"
+  printf '%s' "${libsolv_flags[*]}" > "$stamp"
   log "libsolv ready in $libsolv_prefix"
 }
 

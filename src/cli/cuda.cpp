@@ -4,6 +4,7 @@
 // tell the story, also without a GPU.
 #include <fmt/core.h>
 
+#include <expected>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -11,6 +12,9 @@
 #include <vector>
 
 #include "command.hpp"
+#include "gpuenv/environment/conditional_dependencies.hpp"
+#include "gpuenv/specs/condition.hpp"
+#include "gpuenv/specs/spec_error.hpp"
 #include "gpuenv/system/cuda_compatibility.hpp"
 #include "gpuenv/system/cuda_diagnosis.hpp"
 #include "gpuenv/system/cuda_report_json.hpp"
@@ -31,7 +35,42 @@ struct CudaOptions {
   bool refresh = false;
   double timeout_s = 0;
   bool timeout_given = false;
+  std::vector<std::string> conditions;  // --when: CEP 43 conditions to decide on this machine
 };
+
+// A --when condition decided on this machine. Only virtual packages are
+// the machine's; a package in a condition is decided by a solve, so here it
+// reads as absent (and the fact says so).
+struct MachineCondition {
+  std::string text;
+  bool held = false;
+  std::vector<std::string> facts;
+  std::string line() const {
+    std::string out = text + (held ? ": holds (" : ": does not hold (");
+    for (std::size_t i = 0; i < facts.size(); ++i) out += (i > 0 ? "; " : "") + facts[i];
+    return out + ")";
+  }
+};
+
+std::expected<std::vector<MachineCondition>, std::string> decide_conditions(const std::vector<std::string>& texts,
+                                                                             const system::SystemSurvey& survey) {
+  const auto machine = system::MachineDescription::of_survey(survey, "");
+  std::vector<MachineCondition> decided;
+  for (const auto& text : texts) {
+    try {
+      const auto condition = specs::Condition::parse(text);
+      MachineCondition outcome{condition.str(), false, {}};
+      outcome.held = environment::condition_holds(condition, {}, machine, outcome.facts);
+      for (auto& fact : outcome.facts) {
+        if (fact.ends_with(" is not in the environment")) fact += " (a package is decided by a solve, not the machine)";
+      }
+      decided.push_back(std::move(outcome));
+    } catch (const specs::SpecError& error) {
+      return std::unexpected(std::string(error.what()));
+    }
+  }
+  return decided;
+}
 
 json toolkits_to_json(const std::vector<ToolkitVerdict>& verdicts, const system::CudaReport& report,
                       const system::CudaCompatibilityTables& tables) {
@@ -214,6 +253,11 @@ int run_cuda(const CudaOptions& options) {
   const auto survey = system::survey_system(util::process_environment(), survey_options);
   const auto tables = system::CudaCompatibilityTables::load();
   const auto& report = survey.cuda->report;
+  const auto conditions = decide_conditions(options.conditions, survey);
+  if (!conditions) {
+    fmt::print(stderr, "gpuenv: error: --when: {}\n", conditions.error());
+    return 2;
+  }
   if (options.json) {
     auto document = system::report_to_json(report, &tables);
     document["schema_version"] = 1;
@@ -221,9 +265,18 @@ int run_cuda(const CudaOptions& options) {
     document["toolkits"] = toolkits_to_json(system::toolkits_for_driver(report, tables), report, tables);
     document["detection"] = system::detection_to_json(survey.cuda->cache, survey.detection_config);
     document["warnings"] = survey.warnings;
+    if (!conditions->empty()) {
+      auto& list = document["conditions"] = json::array();
+      for (const auto& condition : *conditions) {
+        list.push_back({{"when", condition.text}, {"held", condition.held}, {"facts", condition.facts},
+                        {"line", condition.line()}});
+      }
+    }
     fmt::print("{}\n", document.dump(2));
   } else {
     print_human(survey, tables);
+    if (!conditions->empty()) fmt::print("\nConditions (CEP 43, decided on this machine):\n");
+    for (const auto& condition : *conditions) fmt::print("  {}\n", condition.line());
     for (const auto& warning : survey.warnings) fmt::print(stderr, "gpuenv: warning: {}\n", warning);
   }
   return 0;
@@ -236,6 +289,9 @@ void add_cuda_command(CLI::App& app, Runner& run) {
   auto options = std::make_shared<CudaOptions>();
   sub->add_flag("--json", options->json, "Print one JSON document (see docs/json-output.md)");
   sub->add_flag("--refresh", options->refresh, "Ask the driver again instead of using the cached answer");
+  sub->add_option("--when", options->conditions,
+                  "A CEP 43 condition (`__cuda>=12 and __linux`) to decide on this machine: says whether it holds "
+                  "and why (repeatable)");
   auto* timeout = sub->add_option("--timeout", options->timeout_s,
                                   "Seconds the driver may take to answer (default 10, or GPUENV_CUDA_TIMEOUT)");
   sub->callback([&run, options, timeout] {

@@ -15,6 +15,7 @@
 #include "gpuenv/environment/installed_device_code.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
+#include "condition_output.hpp"
 #include "error_output.hpp"
 #include "solve_output.hpp"
 #include "terminal_reporter.hpp"
@@ -103,14 +104,20 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   if (const auto note = environment::cuda_without_driver_note(plan)) reporter.warning(*note);
   if (arguments.dry_run) {
     if (arguments.json) {
-      print_json_plan(solution, plan.loaded, plan.prefix);
+      auto output = plan_json(solution, plan.loaded, plan.prefix, true);
+      add_condition_json(output, plan.conditions, plan.loaded);
+      fmt::print("{}\n", output.dump(2));
     } else {
       print_plan(solution, plan.loaded, plan.prefix, plan.machine);
+      print_conditions(plan.conditions);
       fmt::print("Dry run: nothing was changed.\n");
     }
     return 0;
   }
-  if (!arguments.json) print_plan(solution, plan.loaded, plan.prefix, plan.machine);
+  if (!arguments.json) {
+    print_plan(solution, plan.loaded, plan.prefix, plan.machine);
+    print_conditions(plan.conditions);
+  }
   if (!arguments.yes && !arguments.json && !is_true(settings.env("CONDA_ALWAYS_YES"))) {
     switch (confirm()) {
       case Answer::yes:
@@ -133,6 +140,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   if (!applied) return report_error(applied.error(), arguments.json);
   if (arguments.json) {
     auto output = plan_json(solution, plan.loaded, plan.prefix, false);
+    add_condition_json(output, plan.conditions, plan.loaded);
     add_transaction_json(output, *applied);
     fmt::print("{}\n", output.dump(2));
     std::fflush(stdout);

@@ -68,11 +68,6 @@ nlohmann::ordered_json plan_json(const solver::Solution& solution, const solver:
   return output;
 }
 
-void print_json_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
-                     const std::filesystem::path& prefix) {
-  fmt::print("{}\n", plan_json(solution, loaded, prefix, true).dump(2));
-}
-
 void print_json_failure(const std::string& error, const std::vector<std::string>& explanation,
                         const std::string& exception_name) {
   const json output{

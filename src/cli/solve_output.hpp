@@ -20,10 +20,6 @@ namespace gpuenv::cli {
 nlohmann::ordered_json plan_json(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
                                  const std::filesystem::path& prefix, bool dry_run);
 
-// plan_json(..., true), printed.
-void print_json_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
-                     const std::filesystem::path& prefix);
-
 // {"success": false, "error": ..., "explanation": [...], "exception_name": ...}
 void print_json_failure(const std::string& error, const std::vector<std::string>& explanation,
                         const std::string& exception_name);

@@ -2,6 +2,21 @@
 
 namespace gpuenv::environment {
 
+std::string ChannelMessage::text() const {
+  return "channel " + channel + " (" + subdir + ", " + revision + " records) says: " + message;
+}
+
+std::vector<ChannelMessage> channel_messages(const solver::ChannelLoadResult& loaded) {
+  std::vector<ChannelMessage> messages;
+  for (const auto& subdir : loaded.subdirs) {
+    for (const auto& revision : subdir.report.revisions) {
+      if (revision.message.empty()) continue;
+      messages.push_back({subdir.source.channel_name, subdir.source.subdir, revision.key, revision.message});
+    }
+  }
+  return messages;
+}
+
 std::expected<solver::ChannelLoadResult, Error> load_channels_for(solver::PackageDatabase& database,
                                                                  const Settings& settings,
                                                                  const std::vector<specs::MatchSpec>& specs,
@@ -24,6 +39,8 @@ std::expected<solver::ChannelLoadResult, Error> load_channels_for(solver::Packag
   auto loaded = solver::load_channels(database, options);
   if (!loaded) return std::unexpected(make_error(ErrorKind::channel, loaded.error()));
   for (const auto& warning : loaded->warnings) reporter.warning(warning);
+  // CEP 48: a channel operator's message, once per channel subdir and load.
+  for (const auto& message : channel_messages(*loaded)) reporter.notice(message.text());
   return std::move(*loaded);
 }
 

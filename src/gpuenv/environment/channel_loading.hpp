@@ -20,8 +20,20 @@ enum class Reach {
   named_only,          // the specs' own names (a search)
 };
 
+// A channel operator's message (CEP 48 info.repodata_revisions.<vN>.message).
+struct ChannelMessage {
+  std::string channel;   // as users know it ("conda-forge")
+  std::string subdir;    // "noarch"
+  std::string revision;  // "v3"
+  std::string message;
+  // "channel conda-forge (noarch, v3 records) says: ..."
+  std::string text() const;
+};
+// Each loaded subdir's messages, in load order.
+std::vector<ChannelMessage> channel_messages(const solver::ChannelLoadResult& loaded);
+
 // Warnings (skipped records, an unwritable cache) go to `reporter`, and so
-// do repodata downloads.
+// do repodata downloads; channel messages (CEP 48) are notices.
 std::expected<solver::ChannelLoadResult, Error> load_channels_for(solver::PackageDatabase& database,
                                                                  const Settings& settings,
                                                                  const std::vector<specs::MatchSpec>& specs,

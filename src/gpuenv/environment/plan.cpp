@@ -7,6 +7,7 @@
 #include <set>
 
 #include "gpuenv/environment/channel_loading.hpp"
+#include "gpuenv/environment/conditional_dependencies.hpp"
 #include "gpuenv/environment/environment_file.hpp"
 #include "gpuenv/environment/history_requests.hpp"
 #include "gpuenv/environment/installed_environment.hpp"
@@ -185,6 +186,15 @@ std::expected<void, Error> solve_into(Plan& plan, const Settings& settings, cons
     return std::unexpected(std::move(error));
   }
   plan.solution = std::move(*solution);
+  // The environment after the change, for what the conditions were decided on.
+  std::vector<specs::PackageRecord> after;
+  for (const auto& record : installed) {
+    const bool unlinked = std::any_of(plan.solution.unlink.begin(), plan.solution.unlink.end(),
+                                      [&](const specs::PackageRecord& gone) { return gone.name == record.name; });
+    if (!unlinked) after.push_back(record);
+  }
+  after.insert(after.end(), plan.solution.link.begin(), plan.solution.link.end());
+  plan.conditions = condition_outcomes(plan.solution.link, request.install, after, plan.machine);
   return {};
 }
 

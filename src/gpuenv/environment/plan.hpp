@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/environment/conditional_dependencies.hpp"
 #include "gpuenv/environment/deps_modifier.hpp"
 #include "gpuenv/environment/error.hpp"
 #include "gpuenv/environment/reporter.hpp"
@@ -79,6 +80,9 @@ struct Plan {
   std::vector<std::string> update_specs;
   std::vector<std::string> remove_specs;
   std::map<std::string, std::string> requested_specs;
+  // CEP 43: whether each conditional dependency of the linked packages (and
+  // of the request) held, and why.
+  std::vector<ConditionOutcome> conditions;
   // What to say when there is nothing to do.
   std::string nothing_to_do = "All requested packages already installed.";
   // install/update/remove hold the environment from plan to apply, so a

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "gpuenv/repodata/json_reading.hpp"
+#include "gpuenv/repodata/repodata_revisions.hpp"
 #include "gpuenv/specs/package_filename.hpp"
 
 namespace gpuenv::repodata {
@@ -13,7 +14,7 @@ namespace ondemand = simdjson::ondemand;
 enum class Field : std::uint8_t {
   other, name, version, build, build_number, subdir, md5, sha256, size, timestamp, license,
   license_family, noarch, depends, constrains, track_features, features,
-  python_site_packages_path,
+  python_site_packages_path, flags,
 };
 
 // Dispatch on length first: a record has ~15 keys and this runs for each
@@ -26,7 +27,10 @@ Field classify(std::string_view key) noexcept {
       if (is("name")) return Field::name;
       if (is("size")) return Field::size;
       return Field::other;
-    case 5: return is("build") ? Field::build : Field::other;
+    case 5:
+      if (is("build")) return Field::build;
+      if (is("flags")) return Field::flags;
+      return Field::other;
     case 6:
       if (is("subdir")) return Field::subdir;
       if (is("sha256")) return Field::sha256;
@@ -80,6 +84,7 @@ const char* field_problem(Field field) noexcept {
     case Field::build_number: return "'build_number' is not a non-negative integer";
     case Field::depends: return "'depends' is not a list of strings";
     case Field::constrains: return "'constrains' is not a list of strings";
+    case Field::flags: return "'flags' is not a list of strings";
     case Field::size: return "'size' is not a non-negative integer";
     case Field::timestamp: return "'timestamp' is not a non-negative number";
     default: return "a field has the wrong type";
@@ -112,7 +117,8 @@ bool any_has_nul(const std::vector<std::string_view>& texts) noexcept {
 std::string_view nul_problem(const RawRecord& record, const std::vector<std::string_view>& depends,
                              const std::vector<std::string_view>& constrains,
                              const std::vector<std::string_view>& track_features,
-                             const std::vector<std::string_view>& features) noexcept {
+                             const std::vector<std::string_view>& features,
+                             const std::vector<std::string_view>& flags) noexcept {
   const std::pair<std::string_view, std::string_view> fields[] = {
       {record.name, "'name' holds a NUL character"},
       {record.version, "'version' holds a NUL character"},
@@ -131,6 +137,7 @@ std::string_view nul_problem(const RawRecord& record, const std::vector<std::str
   if (any_has_nul(constrains)) return "a 'constrains' entry holds a NUL character";
   if (any_has_nul(track_features)) return "'track_features' holds a NUL character";
   if (any_has_nul(features)) return "'features' holds a NUL character";
+  if (any_has_nul(flags)) return "'flags' holds a NUL character";
   return {};
 }
 
@@ -140,7 +147,7 @@ std::string_view nul_problem(const RawRecord& record, const std::vector<std::str
 // is the record's own name.
 std::string_view RecordReader::record_problem(std::string_view filename, const RawRecord& record) const noexcept {
   if (const auto problem = specs::package_filename_problem(filename); !problem.empty()) return problem;
-  if (const auto problem = nul_problem(record, depends_, constrains_, track_features_, features_); !problem.empty()) {
+  if (const auto problem = nul_problem(record, depends_, constrains_, track_features_, features_, flags_); !problem.empty()) {
     return problem;
   }
   return filename_problem(filename, record);
@@ -156,6 +163,7 @@ simdjson::error_code RecordReader::read(ondemand::object& object, std::string_vi
   constrains_.clear();
   track_features_.clear();
   features_.clear();
+  flags_.clear();
   bool has_build = false;
 
   for (auto field_result : object) {
@@ -197,6 +205,7 @@ simdjson::error_code RecordReader::read(ondemand::object& object, std::string_vi
       case Field::constrains: error = json::read_string_array(value, constrains_); break;
       case Field::track_features: error = json::read_features(value, track_features_); break;
       case Field::features: error = json::read_features(value, features_); break;
+      case Field::flags: error = json::read_string_array(value, flags_); break;
       case Field::other: break;
     }
     if (error) {
@@ -215,6 +224,7 @@ simdjson::error_code RecordReader::read(ondemand::object& object, std::string_vi
   record.constrains = constrains_;
   record.track_features = track_features_;
   record.features = features_;
+  record.flags = flags_;
   return simdjson::SUCCESS;
 }
 
@@ -225,6 +235,13 @@ simdjson::error_code read_repodata_info(ondemand::value& value, RepodataHeader& 
     ondemand::field field;
     if (auto error = std::move(field_result).get(field)) return error;
     const std::string_view key = json::raw_key(field);
+    if (key == "repodata_revisions") {
+      ondemand::value revisions = field.value();
+      if (auto error = read_repodata_revisions(revisions, header.revisions); error && !json::is_value_error(error)) {
+        return error;
+      }
+      continue;
+    }
     if (key != "subdir" && key != "base_url") continue;
     ondemand::value item = field.value();
     std::string_view text;

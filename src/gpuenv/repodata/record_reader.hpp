@@ -30,10 +30,11 @@ class RecordReader {
   std::vector<std::string_view> constrains_;
   std::vector<std::string_view> track_features_;
   std::vector<std::string_view> features_;
+  std::vector<std::string_view> flags_;
 };
 
-// A document's `info` object: `subdir` and `base_url` into `header` (other
-// keys ignored). Value errors concern `info` only; the caller decides.
+// A document's `info` object: `subdir`, `base_url` and CEP 48's
+// `repodata_revisions` into `header` (other keys ignored). Value errors concern `info` only; the caller decides.
 simdjson::error_code read_repodata_info(simdjson::ondemand::value& value, RepodataHeader& header);
 
 }  // namespace gpuenv::repodata

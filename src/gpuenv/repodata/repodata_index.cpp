@@ -70,6 +70,16 @@ std::expected<RepodataIndex, std::string> RepodataIndex::open(const std::filesys
     skipped.reason = std::string(meta.text());
     index.first_skipped_.push_back(std::move(skipped));
   }
+  const std::uint64_t revisions = meta.varint();
+  for (std::uint64_t i = 0; i < revisions && meta.ok(); ++i) {
+    RepodataRevision revision;
+    revision.key = std::string(meta.text());
+    revision.message = std::string(meta.text());
+    for (auto* number : {&revision.n_packages, &revision.oldest_ms, &revision.newest_ms}) {
+      if (const std::uint64_t stored = meta.varint(); stored != 0) *number = stored - 1;
+    }
+    index.header_.revisions.push_back(std::move(revision));
+  }
   if (!meta.ok()) return damaged("damaged header");
 
   // Name entries are checked when used (records_of, name): opening reads
@@ -213,6 +223,8 @@ bool RepodataIndex::Decoder::decode(const RepodataIndex& index, std::uint64_t of
   if (!dependency_list(depends_) || !dependency_list(constrains_)) return false;
   cursor.list(track_features_);
   cursor.list(features_);
+  cursor.list(flags_);
+  record.flags = flags_;
   record.depends = depends_;
   record.constrains = constrains_;
   record.track_features = track_features_;

@@ -89,7 +89,7 @@ class RepodataIndex {
     bool decode(const RepodataIndex& index, std::uint64_t offset, RawRecord& record);
 
    private:
-    std::vector<std::string_view> depends_, constrains_, track_features_, features_;
+    std::vector<std::string_view> depends_, constrains_, track_features_, features_, flags_;
     std::string filename_;
     char md5_hex_[32];
     char sha256_hex_[64];

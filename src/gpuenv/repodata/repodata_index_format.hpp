@@ -19,7 +19,7 @@ namespace gpuenv::repodata::index_format {
 
 // Bumped whenever the encoding changes; older files are then rebuilt.
 inline constexpr char index_magic[8] = {'G', 'P', 'U', 'E', 'N', 'V', 'I', 'X'};
-inline constexpr std::uint32_t format_version = 3;
+inline constexpr std::uint32_t format_version = 4;  // 4: flags, repodata_revisions
 inline constexpr std::uint32_t byte_order_mark = 0x01020304;
 
 // At the end of the file, so that the sections can be written in one pass.

@@ -119,6 +119,14 @@ class IndexWriter final : public RecordSink, public RecordStreamSink {
       meta.text(skipped.filename);
       meta.text(skipped.reason);
     }
+    meta.varint(summary.header.revisions.size());
+    for (const auto& revision : summary.header.revisions) {
+      meta.text(revision.key);
+      meta.text(revision.message);
+      for (const auto& number : {revision.n_packages, revision.oldest_ms, revision.newest_ms}) {
+        meta.varint(number ? *number + 1 : 0);  // 0: absent
+      }
+    }
     trailer.meta_begin = file_.bytes_written();
     buffer_.append(meta.bytes());
     flush();
@@ -187,6 +195,7 @@ class IndexWriter final : public RecordSink, public RecordStreamSink {
     dependency_list(record.constrains, body_offset);
     e.list(record.track_features);
     e.list(record.features);
+    e.list(record.flags);
     // The length first (fixed size, so that offsets inside the body are
     // known while encoding it), so a reader can bound the record.
     const auto length = static_cast<std::uint32_t>(e.bytes().size());

@@ -9,6 +9,7 @@
 #include "gpuenv/repodata/json_reading.hpp"
 #include "gpuenv/repodata/padded_file.hpp"
 #include "gpuenv/repodata/record_reader.hpp"
+#include "gpuenv/repodata/repodata_revisions.hpp"
 #include "gpuenv/specs/package_filename.hpp"
 
 namespace gpuenv::repodata {
@@ -93,6 +94,14 @@ class DocumentParser {
         has_sections = true;
         if (options_.only_tar_bz2) continue;
         if (auto error = collect_conda_names(value)) return error;
+      } else if (is_known_revision_key(key)) {
+        has_sections = true;
+        if (auto error = for_each_revision_section(value, [&](std::string_view extension, ondemand::value& section) {
+              if (extension != "conda" || options_.only_tar_bz2) return simdjson::SUCCESS;
+              return collect_conda_names(section, ".conda");
+            })) {
+          return error;
+        }
       } else if (is_package_file_name(key)) {
         has_package_keys = true;
         if (key.ends_with(".conda")) conda_stems_.insert(strip_package_extension(key));
@@ -102,7 +111,28 @@ class DocumentParser {
     return simdjson::SUCCESS;
   }
 
-  simdjson::error_code collect_conda_names(ondemand::value& value) {
+  // CEP 48's `"v3": {"conda": {stem: record}, "tar.bz2": {...}}`: `visit`
+  // gets each extension's object. Extensions other than conda's two are
+  // left alone (a future format this gpuenv cannot install).
+  template <typename Visit>
+  simdjson::error_code for_each_revision_section(ondemand::value& value, Visit&& visit) {
+    ondemand::object extensions;
+    if (auto error = value.get_object().get(extensions)) {
+      return json::is_value_error(error) ? simdjson::SUCCESS : error;
+    }
+    for (auto field_result : extensions) {
+      ondemand::field field;
+      if (auto error = std::move(field_result).get(field)) return error;
+      const std::string_view extension = json::raw_key(field);
+      if (extension != "conda" && extension != "tar.bz2") continue;
+      ondemand::value section = field.value();
+      if (auto error = visit(extension, section)) return error;
+    }
+    return simdjson::SUCCESS;
+  }
+
+  // `suffix` ".conda": the keys are v3 stems, without the extension.
+  simdjson::error_code collect_conda_names(ondemand::value& value, std::string_view suffix = {}) {
     ondemand::object section;
     if (auto error = value.get_object().get(section)) {
       return json::is_value_error(error) ? simdjson::SUCCESS : error;
@@ -110,8 +140,13 @@ class DocumentParser {
     for (auto field_result : section) {
       ondemand::field field;
       if (auto error = std::move(field_result).get(field)) return error;
-      const std::string_view filename = json::raw_key(field);
-      if (filename.ends_with(".conda")) conda_stems_.insert(strip_package_extension(filename));
+      const std::string_view key = json::raw_key(field);
+      // Views into the document: a v3 key is the stem itself.
+      if (!suffix.empty()) {
+        conda_stems_.insert(key);
+      } else if (key.ends_with(".conda")) {
+        conda_stems_.insert(strip_package_extension(key));
+      }
     }
     return simdjson::SUCCESS;
   }
@@ -130,12 +165,20 @@ class DocumentParser {
         if (auto error = emit_record(key, value)) return error;
       } else if (key == "packages" || (key == "packages.conda" && !options_.only_tar_bz2)) {
         if (auto error = emit_section(value)) return error;
+      } else if (is_known_revision_key(key)) {
+        if (auto error = for_each_revision_section(value, [&](std::string_view extension, ondemand::value& section) {
+              if (extension == "conda" && options_.only_tar_bz2) return simdjson::SUCCESS;
+              return emit_section(section, "." + std::string(extension));
+            })) {
+          return error;
+        }
       }
     }
     return simdjson::SUCCESS;
   }
 
-  simdjson::error_code emit_section(ondemand::value& value) {
+  // `suffix`: the extension v3 keys leave out (".conda").
+  simdjson::error_code emit_section(ondemand::value& value, const std::string& suffix = {}) {
     ondemand::object section;
     if (auto error = value.get_object().get(section)) {
       return json::is_value_error(error) ? simdjson::SUCCESS : error;
@@ -148,6 +191,10 @@ class DocumentParser {
         if (auto error = field.unescaped_key().get(filename)) return error;
       }
       ondemand::value record_value = field.value();
+      if (!suffix.empty()) {
+        suffixed_.assign(filename).append(suffix);
+        filename = suffixed_;
+      }
       if (auto error = emit_record(filename, record_value)) return error;
     }
     return simdjson::SUCCESS;
@@ -242,6 +289,7 @@ class DocumentParser {
   RawRecord record_;
   // Views into the input document, which outlives both passes.
   std::unordered_set<std::string_view> conda_stems_;
+  std::string suffixed_;  // a v3 key with its extension, for the record being read
   ParseSummary summary_;
 };
 

@@ -21,6 +21,17 @@ enum class ArchiveKind : std::uint8_t { tar_bz2, conda };
 // "pkg-1.0-0.conda" -> conda; anything else -> tar_bz2 (the legacy format).
 ArchiveKind archive_kind_of(std::string_view filename) noexcept;
 
+// One entry of CEP 48's info.repodata_revisions (`"v3": {...}`): what a
+// channel says about the records under a newer top-level key.
+struct RepodataRevision {
+  std::string key;      // "v3"
+  std::string message;  // the channel operator's words, at most 8192 bytes; empty: none
+  std::optional<std::uint64_t> n_packages;
+  std::optional<std::uint64_t> oldest_ms;  // indexed_timestamp of the oldest record
+  std::optional<std::uint64_t> newest_ms;
+  friend bool operator==(const RepodataRevision&, const RepodataRevision&) = default;
+};
+
 // The top of a repodata.json: known before the first record is handed out,
 // whatever order the keys have in the file.
 struct RepodataHeader {
@@ -33,6 +44,8 @@ struct RepodataHeader {
   // The file is conda's old test-index shape: filenames at the top level,
   // without `info` or `packages` (conda's tests/data/index*.json).
   bool flat_index = false;
+  // CEP 48; gpuenv reads the `v3` records and shows each message once.
+  std::vector<RepodataRevision> revisions;
 };
 
 // One package record. Every view points into the document being parsed and
@@ -57,6 +70,7 @@ struct RawRecord {
   std::span<const std::string_view> constrains;
   std::span<const std::string_view> track_features;  // split, without empties
   std::span<const std::string_view> features;        // split, without empties
+  std::span<const std::string_view> flags;           // CEP 45
 };
 
 // Receives a document's header, then its records. A record whose .conda

@@ -13,6 +13,7 @@
 
 #include "gpuenv/repodata/json_reading.hpp"
 #include "gpuenv/repodata/record_reader.hpp"
+#include "gpuenv/repodata/repodata_revisions.hpp"
 #include "gpuenv/specs/package_filename.hpp"
 
 // How a chunk is cut and why the cut is safe.
@@ -231,6 +232,10 @@ class StreamParser {
       if (key == "packages" || key == "packages.conda") {
         if (peek(at) != '{') return fail("a package section is not an object");
         if (!parse_section(at + 1, at)) return false;
+      } else if (is_known_revision_key(key)) {
+        // CEP 48's records are nested one level deeper; the chunk cutter
+        // does not know that shape, and v3 sections are small today.
+        return fail("CEP 48 '" + key + "' records");
       } else {
         if (is_package_file_name(key)) return fail("conda's flat index shape");
         const auto end = value_end(at);

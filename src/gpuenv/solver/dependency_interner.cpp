@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpuenv/solver/conditional_dependency.hpp"
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 
@@ -27,10 +28,10 @@ Id parse_dependency(Pool* pool, std::string& scratch, std::string_view spec) {
   if (!needs_matchspec_grammar(spec)) return parse_with_libsolv(pool, scratch, spec);
   try {
     const auto parsed = specs::MatchSpec::parse(spec);
-    // CEP 43 conditions are not solved yet (issue 17): cut back to
-    // `name version build`, the dependency would hold whatever its
-    // condition says. Unreadable, the record is not installed at all.
-    if (!parsed.when().empty()) return 0;
+    if (!parsed.when().empty()) return conditional_dependency(pool, parsed);
+    // Cut back to `name version build`, extras or flags would be dropped
+    // without a word: unreadable, the record is not installed at all.
+    if (!unsolvable_dependency_part(parsed).empty()) return 0;
     return parse_with_libsolv(pool, scratch, parsed.conda_build_form());
   } catch (const specs::SpecError&) {
     return 0;
@@ -84,10 +85,17 @@ Id unreadable_dependency(Pool* pool, UnreadableField field, std::string_view spe
   return pool_strn2id(pool, name.data(), static_cast<unsigned int>(name.size()), 1);
 }
 
-std::string conditional_dependency_condition(std::string_view dependency) {
-  if (dependency.find("when") == std::string_view::npos) return {};
+std::string unsolvable_dependency_reason(UnreadableField field, std::string_view dependency) {
+  if (dependency.find('[') == std::string_view::npos) return {};
   try {
-    return std::string(specs::MatchSpec::parse(dependency).when());
+    const auto spec = specs::MatchSpec::parse(dependency);
+    if (!spec.when().empty() && !complex_dependencies_supported()) {
+      return "a condition (CEP 43), which needs libsolv built with ENABLE_COMPLEX_DEPS (run scripts/setup.sh)";
+    }
+    if (field == UnreadableField::constrains && !spec.when().empty()) {
+      return "a condition (CEP 43, when " + std::string(spec.when()) + ") on a constraint";
+    }
+    return unsolvable_dependency_part(spec);
   } catch (const specs::SpecError&) {
     return {};
   }

@@ -40,8 +40,8 @@ class DependencyInterner {
 Id intern_dependency(Pool* pool, std::string_view spec);
 
 // A channel record's depends or constrains entry that is not a MatchSpec
-// ("baz[[[[", "::::"), or one with a CEP 43 condition (`x[when="__osx"]`),
-// which gpuenv does not solve yet. Dropping it would install the record without what
+// ("baz[[[[", "::::"), or one asking what libsolv cannot say (CEP 44
+// extras, CEP 45 flags: `x[extras=[gpu]]`). Dropping it would install the record without what
 // it needs; instead the record requires a name no package can have (it
 // starts with a control character, which no channel record's name may
 // hold), so it is never installed, and explanations can name the entry.
@@ -62,7 +62,8 @@ Id feature_dependency(Pool* pool, std::string_view feature);
 // The feature a requirement stands for (given pool_dep2str's text); nullopt
 // for every other dependency.
 std::optional<std::string_view> as_feature_dependency(std::string_view dependency) noexcept;
-// The `when` condition of a dependency's text; empty when it has none.
-std::string conditional_dependency_condition(std::string_view dependency);
+// Why a dependency's text cannot be solved ("flags (CEP 45)"); empty when
+// it is unreadable for another reason, or readable.
+std::string unsolvable_dependency_reason(UnreadableField field, std::string_view dependency);
 
 }  // namespace gpuenv::solver

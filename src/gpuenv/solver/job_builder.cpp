@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "gpuenv/solver/conditional_dependency.hpp"
 #include "gpuenv/solver/solvable_record.hpp"
 #include "gpuenv/solver/spec_matching.hpp"
 
@@ -49,6 +50,39 @@ ProblemTree no_match_tree(const PoolState& state, const specs::MatchSpec& spec, 
                                   fmt::join(versions, ", "));
   }
   tree.root.children.push_back({tree.key_reason, {}});
+  return tree;
+}
+
+// What a requested spec asks that the solver cannot honour; empty if
+// nothing. Refused with these words rather than solved without the part.
+std::string request_refusal(const specs::MatchSpec& spec) {
+  if (!spec.extras().empty()) {
+    return "optional dependency groups (extras, CEP 44) are not solved by gpuenv yet; install the group's "
+           "packages by name instead";
+  }
+  if (spec.when().empty()) return {};
+  if (!complex_dependencies_supported()) {
+    return "a condition (CEP 43) needs libsolv built with ENABLE_COMPLEX_DEPS: run scripts/setup.sh";
+  }
+  if (auto part = unsolvable_dependency_part(spec); !part.empty()) {
+    return "it asks for " + part + ", which gpuenv cannot solve in a conditional request yet";
+  }
+  // A condition becomes a libsolv dependency, which holds a name, a
+  // version and a build only.
+  if (spec.channel() != nullptr || !spec.subdirs().empty() || !spec.md5().empty() || !spec.sha256().empty() ||
+      !spec.fn().empty() || !spec.url().empty() || spec.license() != nullptr || spec.track_features() != nullptr ||
+      spec.build_number().op() != specs::BuildNumberSpec::Operator::any) {
+    return "a conditional request (when=) can name a package, a version and a build only; drop the other keys "
+           "or the condition";
+  }
+  return {};
+}
+
+ProblemTree refused_tree(const specs::MatchSpec& spec, const std::string& refusal) {
+  ProblemTree tree;
+  tree.root.text = fmt::format("cannot install {}: {}", spec_text(spec), refusal);
+  tree.key_reason = refusal;
+  tree.root.children.push_back({refusal, {}});
   return tree;
 }
 
@@ -104,9 +138,20 @@ void build_jobs(PoolState& state, const SolveRequest& request, const MachineFact
   }
 
   for (const auto& spec : request.install) {
+    if (auto refusal = request_refusal(spec); !refusal.empty()) {
+      jobs.early_failures.push_back(refused_tree(spec, refusal));
+      continue;
+    }
     auto candidates = matching_solvables(state, spec, MatchScope::channels_installed);
     if (candidates.empty()) {
       jobs.early_failures.push_back(no_match_tree(state, spec, machine));
+      continue;
+    }
+    if (!spec.when().empty()) {
+      // CEP 43: "install this if the condition holds", decided by the
+      // solver as a package's conditional dependency is.
+      jobs.push(SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, conditional_dependency(pool, spec),
+                {ProblemGraph::JobKind::install, spec_text(spec), std::move(candidates)});
       continue;
     }
     const Id what = one_of(pool, candidates);

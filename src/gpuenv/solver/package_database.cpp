@@ -39,6 +39,19 @@ void restore_facts(PoolState& state, Repo* repo) {
   const char* base_url = repo_lookup_str(repo, SOLVID_META, state.keys.cache_base_url);
   facts.package_base_url =
       repodata::package_directory_url(facts.source.subdir_url, base_url != nullptr ? base_url : "");
+  if (const char* revisions = repo_lookup_str(repo, SOLVID_META, state.keys.cache_revisions)) {
+    std::string_view rest(revisions);
+    while (!rest.empty()) {
+      const auto end = std::min(rest.find('\x1e'), rest.size());
+      const std::string_view entry = rest.substr(0, end);
+      const auto separator = entry.find('\x1f');
+      repodata::RepodataRevision revision;
+      revision.key = std::string(entry.substr(0, separator));
+      if (separator != std::string_view::npos) revision.message = std::string(entry.substr(separator + 1));
+      facts.revisions.push_back(std::move(revision));
+      rest.remove_prefix(std::min(end + 1, rest.size()));
+    }
+  }
 }
 
 }  // namespace
@@ -74,6 +87,7 @@ std::expected<LoadReport, repodata::RepodataError> PackageDatabase::add_repodata
       restore_facts(*state_, repo);
       state_->invalidate_whatprovides();
       report.records = static_cast<std::size_t>(repo->nsolvables);
+      report.revisions = PoolState::facts_of(repo).revisions;
       report.from_solv_cache = true;
       report.seconds = seconds_since(start);
       return report;
@@ -99,6 +113,7 @@ std::expected<LoadReport, repodata::RepodataError> PackageDatabase::add_repodata
   }
   writer.finish();
   report.records = parsed->records;
+  report.revisions = parsed->header.revisions;
   report.skipped_records = parsed->skipped;
   report.first_skipped = std::move(parsed->first_skipped);
   if (cache) {
@@ -136,6 +151,7 @@ std::expected<LoadReport, std::string> PackageDatabase::add_index_records(const 
   report.records = offsets.size();
   report.from_index = true;
   report.subdir_records = index.record_count();
+  report.revisions = index.header().revisions;
   report.skipped_records = index.skipped_records();
   report.first_skipped = index.first_skipped();
   report.seconds = seconds_since(start);

@@ -51,6 +51,8 @@ struct LoadReport {
   // The records the repodata parser had to skip, with reasons.
   std::size_t skipped_records = 0;
   std::vector<repodata::SkippedRecord> first_skipped;
+  // CEP 48's info.repodata_revisions: a `message` is shown to the user once.
+  std::vector<repodata::RepodataRevision> revisions;
   double seconds = 0;
 };
 

@@ -25,6 +25,8 @@ PoolState::PoolState() : pool(pool_create()) {
   keys.python_site_packages_path = key("gpuenv:python_site_packages_path");
   keys.channel = key("gpuenv:channel");
   keys.url = key("gpuenv:url");
+  keys.conditional_depends = key("gpuenv:conditional_depends");
+  keys.flags = key("gpuenv:flags");
   keys.cache_format = key("gpuenv:cache_format");
   keys.cache_source_size = key("gpuenv:cache_source_size");
   keys.cache_source_mtime = key("gpuenv:cache_source_mtime");
@@ -32,6 +34,7 @@ PoolState::PoolState() : pool(pool_create()) {
   keys.cache_only_tar_bz2 = key("gpuenv:cache_only_tar_bz2");
   keys.cache_subdir = key("gpuenv:cache_subdir");
   keys.cache_base_url = key("gpuenv:cache_base_url");
+  keys.cache_revisions = key("gpuenv:cache_revisions");
 }
 
 PoolState::~PoolState() { pool_free(pool); }

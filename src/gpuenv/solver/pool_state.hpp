@@ -27,6 +27,10 @@ namespace gpuenv::solver {
 //   subdir                         nothing when it is the repo's; SOLVABLE_MEDIADIR otherwise
 //   channel, url                   nothing for channel repos (the repo knows them);
 //                                  keys.channel / keys.url for installed records
+//   CEP 43 conditional depends     requires (REL_COND), and their text as written in
+//                                  keys.conditional_depends (libsolv's text of a
+//                                  REL_COND is not a MatchSpec)
+//   CEP 45 flags                   keys.flags
 struct PoolKeys {
   Id build_number = 0;
   Id conda_archive = 0;
@@ -36,6 +40,8 @@ struct PoolKeys {
   Id python_site_packages_path = 0;
   Id channel = 0;
   Id url = 0;
+  Id conditional_depends = 0;
+  Id flags = 0;
   // Repo-level (SOLVID_META) attributes of a .solv cache file.
   Id cache_format = 0;
   Id cache_source_size = 0;
@@ -44,6 +50,7 @@ struct PoolKeys {
   Id cache_only_tar_bz2 = 0;
   Id cache_subdir = 0;    // the repodata's info.subdir
   Id cache_base_url = 0;  // the repodata's info.base_url
+  Id cache_revisions = 0;  // the repodata's info.repodata_revisions (key and message)
 };
 
 // `machine` holds the virtual packages when there are no installed records
@@ -58,6 +65,8 @@ struct RepoFacts {
   ChannelSubdir source;
   // Where this repo's package files are downloaded from, ending in '/'.
   std::string package_base_url;
+  // CEP 48's info.repodata_revisions (messages for the user).
+  std::vector<repodata::RepodataRevision> revisions;
 };
 
 class PoolState {

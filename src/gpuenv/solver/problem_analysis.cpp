@@ -131,16 +131,15 @@ class GraphBuilder {
       const std::string entry =
           std::string(unreadable->field == UnreadableField::depends ? "depends" : "constrains") + " entry '" +
           specs::printable(unreadable->text) + "'";
-      const auto condition = conditional_dependency_condition(unreadable->text);
+      const auto unsolvable = unsolvable_dependency_reason(unreadable->field, unreadable->text);
       graph_.exclusions.push_back(
-          {package(from), condition.empty()
+          {package(from), unsolvable.empty()
                               ? "cannot be installed: its " + entry +
                                     " is not a dependency gpuenv can read (the channel's repodata is broken: ask "
                                     "its maintainers to fix the record)"
-                              : "cannot be installed: its " + entry + " is a conditional dependency (CEP 43, when " +
-                                    specs::printable(condition) +
-                                    "), which gpuenv cannot solve yet; rather than apply it unconditionally, "
-                                    "gpuenv leaves the record out: choose another build"});
+                              : "cannot be installed: its " + entry + " asks for " + unsolvable +
+                                    ", which gpuenv cannot solve in a package record yet; rather than "
+                                    "ignore it, gpuenv leaves the record out: choose another build"});
       return;
     }
     const auto providers = providers_of(pool_, dep);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "gpuenv/repodata/package_url.hpp"
+#include "gpuenv/solver/conditional_dependency.hpp"
 
 namespace gpuenv::solver {
 namespace {
@@ -45,6 +46,13 @@ void RepoWriter::on_header(const repodata::RepodataHeader& header) {
   // Kept with the repo so that a .solv cache restores the same facts.
   repodata_set_str(data_, SOLVID_META, state_.keys.cache_subdir, facts.source.subdir.c_str());
   repodata_set_str(data_, SOLVID_META, state_.keys.cache_base_url, header.base_url.c_str());
+  facts.revisions = header.revisions;
+  if (!header.revisions.empty()) {
+    // Messages hold no control characters but newlines (repodata_revisions.cpp).
+    std::string encoded;
+    for (const auto& revision : header.revisions) encoded += revision.key + '\x1f' + revision.message + '\x1e';
+    repodata_set_str(data_, SOLVID_META, state_.keys.cache_revisions, encoded.c_str());
+  }
 }
 
 Id RepoWriter::build_number_id(std::uint64_t number) {
@@ -111,12 +119,17 @@ Id RepoWriter::write(const repodata::RawRecord& record, bool cache_dependencies)
   for (const auto dependency : record.depends) {
     if (const Id id = dependency_id(dependency)) {
       require(id);
+      if (is_conditional_dependency(state_.pool, id)) {
+        repodata_add_idarray(data_, p, state_.keys.conditional_depends, intern(dependency));
+      }
     } else if (from_channel) {
       require(unreadable_dependency(state_.pool, UnreadableField::depends, dependency));
     }
   }
   for (const auto constraint : record.constrains) {
-    if (const Id id = dependency_id(constraint)) {
+    // libsolv's conda constraints take plain dependencies only: a CEP 43
+    // condition on a constraint is refused like an unreadable entry.
+    if (const Id id = dependency_id(constraint); id != 0 && !is_conditional_dependency(state_.pool, id)) {
       repodata_add_idarray(data_, p, SOLVABLE_CONSTRAINS, id);
     } else if (from_channel) {
       require(unreadable_dependency(state_.pool, UnreadableField::constrains, constraint));
@@ -126,6 +139,7 @@ Id RepoWriter::write(const repodata::RawRecord& record, bool cache_dependencies)
     repodata_add_idarray(data_, p, SOLVABLE_TRACK_FEATURES, intern(feature));
     s->provides = repo_addid_dep(repo_, s->provides, feature_dependency(state_.pool, feature), 0);
   }
+  for (const auto flag : record.flags) repodata_add_idarray(data_, p, state_.keys.flags, intern(flag));
   for (const auto feature : record.features) {
     repodata_add_idarray(data_, p, state_.keys.features, intern(feature));
     // conda: without a package that tracks the feature, the featured build
@@ -160,6 +174,7 @@ Id RepoWriter::add(const specs::PackageRecord& record, bool keep_origin) {
   const auto constrains = views(record.constrains);
   const auto track_features = views(record.track_features);
   const auto features = views(record.features);
+  const auto flags = views(record.flags);
   repodata::RawRecord raw;
   raw.filename = filename;
   raw.archive = repodata::archive_kind_of(filename);
@@ -180,6 +195,7 @@ Id RepoWriter::add(const specs::PackageRecord& record, bool keep_origin) {
   raw.constrains = constrains;
   raw.track_features = track_features;
   raw.features = features;
+  raw.flags = flags;
   const Id p = write(raw, false);
   if (keep_origin) {
     if (!record.channel.empty()) repodata_set_str(data_, p, state_.keys.channel, record.channel.c_str());

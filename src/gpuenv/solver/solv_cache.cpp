@@ -17,16 +17,20 @@ namespace {
 // unreadable dependency (or a CEP 43 conditional one) makes its record
 // uninstallable instead of vanishing. 3: legacy features become
 // requirements on their trackers (feature_dependency). 4: dependencies
-// with `(` groups or `===` are read through conda's grammar.
-constexpr const char* cache_format_version = "gpuenv-solv-4";
+// with `(` groups or `===` are read through conda's grammar. 5: CEP 43
+// conditional dependencies are solved (REL_COND), CEP 44/45 extras and
+// flags in dependencies make their record uninstallable, records keep
+// their flags.
+constexpr const char* cache_format_version = "gpuenv-solv-5";
 
 std::string cache_format() { return std::string(cache_format_version) + " libsolv-" + solv_version; }
 
 // The index format itself is checked by RepodataIndex; this names the way
 // gpuenv fills it (bump it when RawRecords come out differently). 2: the
 // parser refuses records whose file name is not their own bare
-// name-version-build. 3: and records holding a NUL character.
-constexpr const char* index_format_version = "gpuenv-index-3";
+// name-version-build. 3: and records holding a NUL character. 4: records
+// carry CEP 45 flags, v3 records (CEP 48) and info.repodata_revisions are read.
+constexpr const char* index_format_version = "gpuenv-index-4";
 
 // FNV-1a: stable across runs and builds, unlike std::hash.
 std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665603ull) {

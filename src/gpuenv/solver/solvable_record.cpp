@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpuenv/repodata/package_url.hpp"
+#include "gpuenv/solver/conditional_dependency.hpp"
 #include "gpuenv/solver/dependency_interner.hpp"
 
 namespace gpuenv::solver {
@@ -65,6 +66,7 @@ specs::PackageRecord record_of(const PoolState& state, Id solvable, RecordDetail
   std::sort(record.track_features.begin(), record.track_features.end());
   record.features = id_strings(pool, s, state.keys.features, false);
   std::sort(record.features.begin(), record.features.end());
+  record.flags = id_strings(pool, s, state.keys.flags, false);
 
   if (detail == RecordDetail::full) {
     record.constrains = id_strings(pool, s, SOLVABLE_CONSTRAINS, true);
@@ -73,6 +75,7 @@ specs::PackageRecord record_of(const PoolState& state, Id solvable, RecordDetail
         const char* text = pool_dep2str(pool, *dep);
         // An entry the solver could not read reads as the channel wrote it.
         if (as_feature_dependency(text)) continue;  // read back as `features`
+        if (is_conditional_dependency(pool, *dep)) continue;  // read back as written, below
         if (const auto unreadable = as_unreadable_dependency(text)) {
           auto& list = unreadable->field == UnreadableField::depends ? record.depends : record.constrains;
           list.emplace_back(unreadable->text);
@@ -80,6 +83,9 @@ specs::PackageRecord record_of(const PoolState& state, Id solvable, RecordDetail
           record.depends.emplace_back(text);
         }
       }
+    }
+    for (auto& conditional : id_strings(pool, s, state.keys.conditional_depends, false)) {
+      record.depends.push_back(std::move(conditional));
     }
     // libsolv's .solv files store dependency lists in their own order; sorted,
     // a record reads the same from JSON and from the cache (repodata writes

@@ -53,7 +53,9 @@ std::vector<Id> matching_solvables(const PoolState& state, const specs::MatchSpe
       }
     }
   }
-  if (spec.is_only_package_name()) return candidates;
+  // libmamba's is_only_package_name() does not know CEP 45 flags, which
+  // still select among the builds.
+  if (spec.is_only_package_name() && spec.flags().empty()) return candidates;
   std::vector<Id> result;
   for (const Id p : candidates) {
     if (spec.matches(record_of(state, p, RecordDetail::identity))) result.push_back(p);

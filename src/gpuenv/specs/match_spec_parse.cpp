@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "gpuenv/specs/match_spec.hpp"
+
+#include "gpuenv/specs/condition.hpp"
 #include "gpuenv/specs/match_spec_extra.hpp"
 #include "gpuenv/specs/match_spec_names.hpp"
 #include "gpuenv/specs/match_spec_syntax.hpp"
@@ -34,6 +36,24 @@ bool is_hex(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
   });
+}
+
+// CEP 44: `[a-z0-9_.+-]{1,64}`, compared as written.
+bool is_extras_group_name(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return is_lower_alnum(c) || c == '_' || c == '.' || c == '+' || c == '-';
+  });
+}
+
+// CEP 45's MatchSpec side: `^[a-z0-9_*]+(:[a-z0-9_*]+)?$`.
+bool is_flag_pattern(std::string_view flag) {
+  const auto is_part = [](std::string_view part) {
+    return !part.empty() &&
+           std::all_of(part.begin(), part.end(), [](char c) { return is_lower_alnum(c) || c == '_' || c == '*'; });
+  };
+  const auto colon = flag.find(':');
+  if (colon == std::string_view::npos) return is_part(flag);
+  return is_part(flag.substr(0, colon)) && is_part(flag.substr(colon + 1));
 }
 
 bool is_known_subdir(std::string_view text) {
@@ -427,9 +447,11 @@ class MatchSpecParser {
       } else if (key == "features") {
         extra().features = read_features(value, item.value_text);
       } else if (key == "extras") {
-        extra().extras = spec_syntax::parse_list(value, item.value_text, reporter_);
+        extra().extras = read_names(value, item.value_text, is_extras_group_name,
+                                    "an extras group name is 1 to 64 of a-z 0-9 _ . + - (CEP 44)");
       } else if (key == "flags") {
-        extra().flags = spec_syntax::parse_list(value, item.value_text, reporter_);
+        extra().flags = read_names(value, item.value_text, is_flag_pattern,
+                                   "a flag is a-z 0-9 _ * with at most one ':' inside (CEP 45)");
       } else if (key == "when") {
         extra().when = read_condition(value, item.value_text);
       } else if (key == "optional") {
@@ -462,11 +484,38 @@ class MatchSpecParser {
     }
   }
 
+  // CEP 43: `and` / `or` / parentheses over match specs. Kept as the
+  // canonical text (Condition::str), which the solver parses again.
   std::string read_condition(std::string_view value, std::string_view where) {
     if (depth_ >= max_condition_depth) fail("conditions are nested too deeply", where);
-    // A failure inside is reported by the condition's Reporter as this spec's.
-    (void)MatchSpecParser(value, *this, where).parse();
-    return std::string(value);
+    // `value` may be an unquoted copy: a part of it is found again in the
+    // written text so that errors name the part's own column.
+    const auto located = [&](std::string_view part) {
+      if (reporter_.column_of(part) > 0) return part;
+      const auto written = where.find(value);
+      if (written == std::string_view::npos || part.data() < value.data() ||
+          part.data() + part.size() > value.data() + value.size()) {
+        return where;
+      }
+      return where.substr(written + static_cast<std::size_t>(part.data() - value.data()), part.size());
+    };
+    const auto report = [&](std::string_view reason, std::string_view at) {
+      fail("invalid condition '" + std::string(value) + "': " + std::string(reason), located(at));
+    };
+    // A failure in a leaf is reported by the leaf's Reporter as this spec's.
+    const auto parse_leaf = [&](std::string_view leaf) {
+      return MatchSpecParser(leaf, *this, located(leaf)).parse();
+    };
+    return Condition::parse_with(value, parse_leaf, report).str();
+  }
+
+  std::vector<std::string> read_names(std::string_view value, std::string_view where,
+                                      bool (*is_valid)(std::string_view), std::string_view rule) {
+    auto names = spec_syntax::parse_list(value, where, reporter_);
+    for (const auto& name : names) {
+      if (!is_valid(name)) fail("invalid name '" + name + "': " + std::string(rule), where);
+    }
+    return names;
   }
 
   std::vector<std::string> read_features(std::string_view value, std::string_view where) {

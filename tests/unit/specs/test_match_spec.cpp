@@ -93,15 +93,17 @@ TEST(MatchSpecErrors, APartsFailureIsTheSpecsWithThePartsReason) {
   EXPECT_EQ(pattern.column(), 14u);
 }
 
-TEST(MatchSpecErrors, AConditionsFailureNamesEveryEnclosingCondition) {
-  const auto error = parse_error("foo[when='bar[when=\"baz 1..\"]']");
+// CEP 43: a condition's match specs carry no `when` of their own.
+TEST(MatchSpecErrors, AConditionsFailureNamesTheCondition) {
+  const auto error = parse_error("foo[when='bar 1..']");
   EXPECT_EQ(error.kind(), "match spec");
-  EXPECT_EQ(error.input(), "foo[when='bar[when=\"baz 1..\"]']");
+  EXPECT_EQ(error.input(), "foo[when='bar 1..']");
   EXPECT_EQ(error.reason(),
-            "the condition 'bar[when=\"baz 1..\"]' is not a valid match spec: the condition "
-            "'baz 1..' is not a valid match spec: invalid version '1..': invalid version '1..': "
+            "the condition 'bar 1..' is not a valid match spec: invalid version '1..': invalid version '1..': "
             "empty version component");
-  EXPECT_EQ(error.column(), 11u);  // the outer condition's value
+  EXPECT_EQ(error.column(), 11u);  // the condition's value
+  EXPECT_NE(parse_error("foo[when='bar[when=\"baz\"]']").reason().find("cannot have its own 'when'"),
+            std::string::npos);
   EXPECT_EQ(parse_error("foo[when=\"bar V1\"]").reason(),
             "the condition 'bar V1' is not a valid match spec: the version 'V1' must start with "
             "a digit or a lower-case letter");

@@ -120,7 +120,7 @@ url, cache, out, *specs = sys.argv[1:]
 async def main():
     start = time.monotonic()
     gateway = rattler.Gateway(cache_dir=cache, default_config=rattler.SourceConfig(sharded_enabled=True))
-    virtual = [rattler.GenericVirtualPackage(rattler.PackageName(n), rattler.Version(v), b)
+    virtual = [rattler.GenericVirtualPackage(rattler.PackageName(n), rattler.Version(v), rattler.BuildString(b))
                for n, v, b in (("__cuda", "12.4", "0"), ("__glibc", "2.35", "0"), ("__linux", "6.1", "0"),
                                ("__unix", "0", "0"), ("__archspec", "1", "x86_64_v3"))]
     solved = await rattler.solve(sources=[url], specs=specs, gateway=gateway, virtual_packages=virtual,
@@ -132,7 +132,7 @@ async def main():
     print(elapsed)
 asyncio.run(main())
 PY
-  done
+  done || echo "py-rattler failed (above)" >&2
   stop_server
   rattler_ok=yes
 fi

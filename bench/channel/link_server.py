@@ -114,10 +114,11 @@ def main():
     parser.add_argument("--mbps", type=float, default=50, help="megabytes per second")
     parser.add_argument("--no-shards", action="store_true")
     parser.add_argument("--stats")
+    parser.add_argument("--port", type=int, default=0, help="0: one the OS picks")
     args = parser.parse_args()
     link = Link(args.delay_ms / 1000, args.mbps * 1e6)
     handler = make_handler(os.path.realpath(args.root), link, args.no_shards)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     server.daemon_threads = True
 
     def write_stats(*_):

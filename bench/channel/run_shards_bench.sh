@@ -93,9 +93,11 @@ start_server "$work/stats-cold"
 for i in $(seq "$runs"); do
   gpuenv_run "$work/cache-cold-$i" "$work/cold-$i.json" >> "$work/cold"
 done
+cold_url=$url
 stop_server
 # Warm: the cache of the first cold run; the index is revalidated (304).
-start_server "$work/stats-warm"
+# Same port: the cache is keyed by the channel's URL.
+start_server "$work/stats-warm" --port "${cold_url##*:}"
 : > "$work/warm"
 for i in $(seq "$runs"); do gpuenv_run "$work/cache-cold-1" "$work/warm-$i.json" >> "$work/warm"; done
 stop_server

@@ -14,6 +14,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libzstd-dev
   zlib1g-dev libbz2-dev liblzma-dev libexpat1-dev
   googletest libgtest-dev libgmock-dev python3 python3-venv zstd liblz4-dev
+  libmsgpack-cxx-dev  # sharded repodata (CEP 16): shard index and shards are msgpack
   openssl  # the CLI: the HTTPS tests make their own CA and certificates
   patch    # gpuenv build applies a recipe's source patches with `patch -p1`
   git      # gpuenv build clones git sources (recipe `git:`)

@@ -73,6 +73,28 @@ TEST(IndexCli, CreateInstallsFromTheFreshlyIndexedChannel) {
   EXPECT_EQ(installed_dists(prefix), (Dists{"app-1.0-h1_0", "libdep-2.0-h0_0"}));
 }
 
+// Sharded repodata (CEP 16) beside repodata.json: with repodata.json gone,
+// gpuenv still solves from the shards it wrote, fetching only the closure.
+TEST(IndexCli, CreateReadsTheShardsItWrote) {
+  IndexedChannelMachine machine;
+  ASSERT_EQ(machine.index().exit_code, 0);
+  const auto linux64 = machine.channel_dir() / "linux-64";
+  ASSERT_TRUE(fs::exists(linux64 / "repodata_shards.msgpack.zst"));
+  std::size_t shards = 0;
+  for (const auto& entry : fs::directory_iterator(linux64 / "shards")) shards += entry.path().string().ends_with(".msgpack.zst");
+  EXPECT_GT(shards, 2u);
+  for (const char* subdir : {"linux-64", "noarch"}) {
+    for (const char* file : {"repodata.json", "repodata.json.zst"}) fs::remove(machine.channel_dir() / subdir / file);
+  }
+  const auto prefix = machine / "env";
+  const auto dry_run = machine.gpuenv("create", prefix, {"--dry-run", "--json", "app"});
+  ASSERT_EQ(dry_run.exit_code, 0) << dry_run.err << dry_run.out;
+  EXPECT_EQ(linked(parse_json(dry_run)), (std::vector<std::string>{"libdep 2.0 h0_0", "app 1.0 h1_0"}));
+  const auto created = machine.gpuenv("create", prefix, {"app"});
+  ASSERT_EQ(created.exit_code, 0) << created.err << created.out;
+  EXPECT_EQ(installed_dists(prefix), (Dists{"app-1.0-h1_0", "libdep-2.0-h0_0"}));
+}
+
 TEST(IndexCli, ReindexingAddsNewAndDropsRemovedPackages) {
   IndexedChannelMachine machine;
   ASSERT_EQ(machine.index().exit_code, 0);

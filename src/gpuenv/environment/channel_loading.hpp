@@ -34,10 +34,13 @@ std::vector<ChannelMessage> channel_messages(const solver::ChannelLoadResult& lo
 
 // Warnings (skipped records, an unwritable cache) go to `reporter`, and so
 // do repodata downloads; channel messages (CEP 48) are notices.
+// `installed_names`: the target prefix's packages, which the solve may keep
+// or update although the specs do not reach them.
 std::expected<solver::ChannelLoadResult, Error> load_channels_for(solver::PackageDatabase& database,
                                                                  const Settings& settings,
                                                                  const std::vector<specs::MatchSpec>& specs,
                                                                  const std::vector<std::string>& file_channels,
-                                                                 Reach reach, Reporter& reporter);
+                                                                 Reach reach, Reporter& reporter,
+                                                                 std::vector<std::string> installed_names = {});
 
 }  // namespace gpuenv::environment

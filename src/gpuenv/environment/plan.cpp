@@ -161,7 +161,10 @@ std::expected<void, Error> solve_into(Plan& plan, const Settings& settings, cons
   if (load_channels) {
     std::vector<specs::MatchSpec> named = request.install;
     named.insert(named.end(), request.update.begin(), request.update.end());
-    auto loaded = load_channels_for(database, settings, named, file_channels, Reach::dependency_closure, reporter);
+    std::vector<std::string> installed_names;
+    for (const auto& record : installed) installed_names.push_back(record.name);
+    auto loaded = load_channels_for(database, settings, named, file_channels, Reach::dependency_closure, reporter,
+                                    std::move(installed_names));
     if (!loaded) return std::unexpected(loaded.error());
     plan.loaded = std::move(*loaded);
   }

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "gpuenv/repodata/fetch.hpp"
+#include "gpuenv/repodata/sharded_fetch.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 
 namespace gpuenv::repodata {
@@ -65,6 +66,23 @@ std::expected<std::vector<PlannedSubdir>, std::string> plan_subdirs(const Gatewa
   return planned;
 }
 
+// Per planned subdir, its closure's records when it has shards; all nullopt
+// when shards were not asked for or cannot decide the closure.
+std::expected<std::vector<std::optional<ShardedSubdir>>, std::string> fetch_shards_if_asked(
+    const GatewayRequest& request, const std::vector<RepodataRequest>& requests, const FetchOptions& options) {
+  std::vector<std::optional<ShardedSubdir>> none(requests.size());
+  if (!request.shards || request.cache_dir.empty()) return none;
+  ShardedFetchRequest sharded_request;
+  sharded_request.subdirs = requests;
+  sharded_request.root_names = request.shards->root_names;
+  sharded_request.follow_dependencies = request.shards->follow_dependencies;
+  sharded_request.dependency_name = request.shards->dependency_name;
+  auto sharded = fetch_sharded(sharded_request, options);
+  if (!sharded) return std::unexpected(sharded.error().message);
+  if (sharded->needs_everything) return none;
+  return std::move(sharded->subdirs);
+}
+
 }  // namespace
 
 std::expected<FetchedChannels, std::string> fetch_channels(const GatewayRequest& request) {
@@ -78,12 +96,24 @@ std::expected<FetchedChannels, std::string> fetch_channels(const GatewayRequest&
   fetch_options.offline = request.offline;
   fetch_options.observer = request.observer;
   fetch_options.client = request.client;
-  const auto fetched = fetch_repodata(requests, fetch_options);
+
+  auto sharded = fetch_shards_if_asked(request, requests, fetch_options);
+  if (!sharded) return std::unexpected(sharded.error());
+  std::vector<RepodataRequest> unsharded;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (!(*sharded)[i]) unsharded.push_back(requests[i]);
+  }
+  auto fetched_unsharded = fetch_repodata(unsharded, fetch_options);
 
   FetchedChannels result;
+  std::size_t next_unsharded = 0;
   for (std::size_t i = 0; i < planned->size(); ++i) {
     const auto& item = (*planned)[i];
-    const auto& outcome = fetched[i];
+    if (const auto& shards = (*sharded)[i]) {
+      result.subdirs.push_back({item.source, shards->json, shards->source_url, true});
+      continue;
+    }
+    const auto& outcome = fetched_unsharded[next_unsharded++];
     if (!outcome) {
       // conda treats a missing platform subdir as empty; noarch must exist.
       if (outcome.error().kind == FetchErrorKind::not_found && item.source.subdir != "noarch") continue;

@@ -8,7 +8,10 @@
 
 #include <expected>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuenv/net/client_settings.hpp"
@@ -35,6 +38,15 @@ struct ChannelSubdir {
   int channel_rank = 0;
 };
 
+// Asks for sharded repodata (CEP 16) where a subdir has it: only the
+// records these names can reach are fetched (sharded_fetch.hpp).
+struct ShardedClosureRequest {
+  std::vector<std::string> root_names;
+  bool follow_dependencies = true;
+  // The package a dependency string names; nullopt for a pattern.
+  std::function<std::optional<std::string>(std::string_view)> dependency_name;
+};
+
 struct GatewayRequest {
   std::vector<std::string> channels;  // as the user wrote them, most preferred first
   specs::ChannelContext context;
@@ -44,6 +56,9 @@ struct GatewayRequest {
   bool offline = false;
   FetchObserver* observer = nullptr;  // told about downloads; may be null
   net::ClientSettings client;  // TLS, proxies, timeouts
+  // Set (and a cache_dir given): subdirs with shards deliver only the
+  // closure's records; the others their whole repodata.json.
+  std::optional<ShardedClosureRequest> shards;
 };
 
 // A subdir whose repodata.json is on local disk.
@@ -51,6 +66,7 @@ struct FetchedSubdir {
   ChannelSubdir source;
   std::filesystem::path json;
   std::string label;  // the URL it came from (secrets masked), or its path
+  bool sharded = false;  // `json` holds only the records the request can reach
 };
 
 struct FetchedChannels {

@@ -10,6 +10,7 @@
 
 #include "gpuenv/repodata/channel_index_cache.hpp"
 #include "gpuenv/repodata/indexed_package.hpp"
+#include "gpuenv/repodata/shard_writer.hpp"
 #include "gpuenv/repodata/zstd_stream.hpp"
 #include "gpuenv/specs/package_filename.hpp"
 #include "gpuenv/specs/platform.hpp"
@@ -207,6 +208,13 @@ class SubdirIndexer {
     }
     if (auto written = write_if_changed(dir_ / "run_exports.json", documents.run_exports); !written) {
       return std::unexpected(written.error());
+    }
+    // Sharded repodata (CEP 16) beside repodata.json, for clients that fetch
+    // only the names they need.
+    std::map<std::string, json> records;
+    for (const auto& [filename, cached] : current) records.emplace(filename, cached.package.record);
+    if (auto shards = write_subdir_shards(dir_, subdir_, records, options.zstd_level); !shards) {
+      return std::unexpected(write_error(shards.error()));
     }
     if (auto problem = save_index_cache(dir_, current)) return std::unexpected(write_error(*problem));
     return {};

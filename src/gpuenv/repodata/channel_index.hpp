@@ -3,7 +3,8 @@
 // conda, mamba, rattler and gpuenv read, as conda-index does
 // (docs/channel-index.md says which of its behaviours are followed).
 //
-// Per subdir it writes repodata.json, repodata.json.zst and run_exports.json,
+// Per subdir it writes repodata.json, repodata.json.zst, run_exports.json and
+// the sharded repodata of CEP 16 (repodata_shards.msgpack.zst, shards/),
 // each atomically (temporary file + rename), and only when its content
 // changed. A per-subdir cache (<subdir>/.cache/gpuenv-index.json) keyed by
 // file name, size and modification time means an unchanged archive is

@@ -9,6 +9,7 @@
 
 #include "gpuenv/repodata/channel_gateway.hpp"
 #include "gpuenv/repodata/repodata_index.hpp"
+#include "gpuenv/solver/package_closure.hpp"
 #include "gpuenv/solver/solv_cache.hpp"
 #include "gpuenv/specs/package_filename.hpp"
 
@@ -126,6 +127,22 @@ std::expected<ReachableLoad, std::string> load_reachable(PackageDatabase& databa
   return ReachableLoad::done;
 }
 
+// Sharded repodata can deliver exactly the records a request reaches, when
+// each spec names one package (a pattern such as `py*` needs every name).
+std::optional<repodata::ShardedClosureRequest> shard_request_for(const ChannelLoadOptions& options) {
+  if (!options.reachable_from || options.cache_dir.empty()) return std::nullopt;
+  repodata::ShardedClosureRequest request;
+  for (const auto& spec : *options.reachable_from) {
+    const auto exact = spec.name().exact_value();
+    if (!exact) return std::nullopt;
+    request.root_names.emplace_back(*exact);
+  }
+  request.root_names.insert(request.root_names.end(), options.installed_names.begin(), options.installed_names.end());
+  request.follow_dependencies = options.follow_dependencies;
+  request.dependency_name = [](std::string_view dependency) { return dependency_package_name(dependency); };
+  return request;
+}
+
 }  // namespace
 
 std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& database,
@@ -138,6 +155,7 @@ std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& dat
   request.offline = options.offline;
   request.observer = options.fetch_observer;
   request.client = options.client;
+  request.shards = shard_request_for(options);
   auto fetched = repodata::fetch_channels(request);
   if (!fetched) return std::unexpected(fetched.error());
 

@@ -1,6 +1,7 @@
 // Channels as a user names them, loaded into a PackageDatabase: the
 // repodata gateway (repodata::fetch_channels) brings each subdir's
-// repodata.json to disk, then its records are parsed or read from the .solv
+// repodata.json to disk (for a subdir with shards, CEP 16, only the records
+// the request can reach), then its records are parsed or read from the .solv
 // cache -- only those the request can reach, through per-name indexes --
 // and ranked in the order given (the first channel is the most preferred).
 #pragma once
@@ -38,6 +39,10 @@ struct ChannelLoadOptions {
   std::optional<std::vector<specs::MatchSpec>> reachable_from;
   // false: only the specs' own names (a search needs no dependencies).
   bool follow_dependencies = true;
+  // The target prefix's package names: a solve may keep or update them
+  // although the specs do not reach them. Sharded repodata (CEP 16) fetches
+  // their closure too; indexes of whole subdirs have them anyway.
+  std::vector<std::string> installed_names;
 };
 
 struct LoadedSubdir {

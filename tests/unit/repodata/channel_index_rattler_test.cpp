@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,6 +17,7 @@
 #include "support/package_builder.hpp"
 #include "support/rattler_helper.hpp"
 #include "support/temp_directory.hpp"
+#include "support/test_http_server.hpp"
 
 namespace gpuenv::repodata {
 namespace {
@@ -91,6 +93,64 @@ TEST(ChannelIndexRattler, RattlerReadsTheIndexAndSolvesFromIt) {
   EXPECT_EQ(solved["libstencil"]["sha256"], parsed["libstencil-1.2.0-h1234567_0.conda"]["sha256"]);
   EXPECT_NE(solved["stencil-cli"]["url"].get<std::string>().find("/linux-64/stencil-cli-1.2.0-h7654321_1.conda"),
             std::string::npos);
+}
+
+// The shards `gpuenv index` writes (CEP 16), read by rattler's Gateway over
+// HTTP with repodata.json removed: rattler finds the same records.
+TEST(ChannelIndexRattler, RattlerReadsTheShardsGpuenvWrote) {
+  testing::TempDirectory served;
+  const fs::path channel = served / "chan";
+  PackageBuilder("libstencil", "1.2.0", "h1234567_0").file("lib/libstencil.so", "ELF").write(channel / "linux-64");
+  PackageBuilder("libstencil", "1.1.0", "h1234567_0")
+      .file("lib/libstencil.so", "old")
+      .write(channel / "linux-64", package::ArchiveFormat::tar_bz2);
+  PackageBuilder("stencil-cli", "1.2.0", "h7654321_1")
+      .depends({"libstencil >=1.2", "stencil-data"})
+      .file("bin/stencil", "#!/bin/sh\n")
+      .write(channel / "linux-64");
+  PackageBuilder("unrelated", "1.0", "0").file("x", "x").write(channel / "linux-64");
+  PackageBuilder("stencil-data", "0.1", "0").noarch_generic().file("share/stencil/data", "d").write(channel / "noarch");
+  const auto indexed = index_channel(channel);
+  ASSERT_TRUE(indexed.has_value()) << indexed.error().message;
+  std::map<std::string, json> written;
+  for (const char* subdir : {"linux-64", "noarch"}) {
+    std::ifstream file(channel / subdir / "repodata.json");
+    const json repodata = json::parse(file);
+    for (const char* key : {"packages", "packages.conda"}) {
+      for (const auto& [filename, record] : repodata[key].items()) written[filename] = record;
+    }
+    fs::remove(channel / subdir / "repodata.json");
+    fs::remove(channel / subdir / "repodata.json.zst");
+    ASSERT_TRUE(fs::exists(channel / subdir / "repodata_shards.msgpack.zst"));
+  }
+  gpuenv::testing::TestHttpServer server(served.path());
+  const json request = {{"url", server.url("/chan")}, {"platform", "linux-64"}, {"specs", {"stencil-cli"}}};
+  std::string why;
+  const auto answer =
+      gpuenv::testing::ask_python_helper("tests/unit/repodata/rattler_shard_reader.py", request, false, why);
+  if (answer.is_null()) GTEST_SKIP() << "py-rattler not available, differential test skipped: " << why;
+  ASSERT_FALSE(answer.contains("error")) << "rattler refused the shards gpuenv wrote: " << answer["error"];
+  std::map<std::string, json> read;
+  for (const auto& record : answer["records"]) read[record["fn"].get<std::string>()] = record;
+  // The closure of stencil-cli: not `unrelated`.
+  EXPECT_EQ(read.size(), 4u) << answer.dump(1);
+  EXPECT_FALSE(read.contains("unrelated-1.0-0.conda"));
+  for (const auto& [filename, record] : read) {
+    ASSERT_TRUE(written.contains(filename)) << filename;
+    // rattler's JSON leaves out an empty list (constrains); the same as [].
+    const auto value = [](const json& of, const char* key) {
+      const json found = field_or_null(of, key);
+      return found.is_array() && found.empty() ? json(nullptr) : found;
+    };
+    for (const auto* key : kComparedFields) {
+      EXPECT_EQ(value(record, key), value(written[filename], key)) << filename << ": " << key;
+    }
+  }
+  std::size_t shard_requests = 0;
+  for (const auto& served_request : server.requests()) {
+    if (served_request.path.find("/shards/") != std::string::npos) ++shard_requests;
+  }
+  EXPECT_EQ(shard_requests, 3u);  // libstencil, stencil-cli, stencil-data
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpuenv/repodata/shard_writer.hpp"
 #include "gpuenv/solver/channel_loader.hpp"
 #include "gpuenv/solver/package_closure.hpp"
 #include "gpuenv/solver/solver.hpp"
@@ -186,6 +187,56 @@ TEST_F(ClosureMatchesFullLoad, GeneratedCondaForgeLikeChannel) {
   expect_same(request, cuda_11);
   // No driver: ucx-py cannot be installed, explained the same way.
   expect_same(request, {{"__glibc", "2.35", "0"}, {"__linux", "6.1", "0"}, {"__unix", "0", "0"}});
+  expect_same({"numpy", "python=3.11"}, cuda_12);
+}
+
+// Sharded repodata (CEP 16): the closure fetched shard by shard solves like
+// every record of repodata.json.
+std::size_t sharded_closures(const std::filesystem::path& cache) {
+  std::size_t count = 0;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(cache / "repodata/shards", error), end; !error && it != end; ++it) {
+    if (it->path().string().ends_with(".closure.json")) ++count;
+  }
+  return count;
+}
+
+TEST_F(ClosureMatchesFullLoad, CondasShardedFixture) {
+  const auto fixture = testing::testdata_dir() / "channels/conda-format-repo";
+  add_subdir(channel, "noarch", fixture / "noarch/repodata.json");
+  std::filesystem::create_directories(channel / "linux-64");
+  for (const auto& entry : std::filesystem::directory_iterator(fixture / "linux-64")) {
+    if (entry.path().string().ends_with(".msgpack.zst") || entry.path().filename() == "repodata.json") {
+      std::filesystem::copy_file(entry.path(), channel / "linux-64" / entry.path().filename());
+    }
+  }
+  expect_same({"zlib"});
+  EXPECT_EQ(sharded_closures(dir / "cache"), 1u);  // linux-64; conda's noarch has no shards
+}
+
+TEST_F(ClosureMatchesFullLoad, ShardsOfAGeneratedCondaForgeLikeChannel) {
+  const std::string command = "python3 " + std::string(GPUENV_SOURCE_DIR) +
+                              "/bench/channel/generate_channel.py --records 20000 --out " + channel.string() +
+                              " > " + (dir / "generate.log").string() + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << "generate_channel.py failed, see " << (dir / "generate.log");
+  for (const char* subdir : {"linux-64", "noarch"}) {
+    const auto written = repodata::write_shards_for_repodata(channel / subdir / "repodata.json", channel / subdir, 3);
+    ASSERT_TRUE(written) << written.error();
+    EXPECT_GT(written->names, 100u);
+  }
+  std::vector<std::string> request;
+  std::ifstream request_file(channel / "request.txt");
+  for (std::string line; std::getline(request_file, line);) {
+    if (!line.empty()) request.push_back(line);
+  }
+  const std::vector<specs::VirtualPackage> cuda_12 = {{"__archspec", "1", "x86_64_v3"}, {"__cuda", "12.4", "0"},
+                                                       {"__glibc", "2.35", "0"}, {"__linux", "6.1", "0"},
+                                                       {"__unix", "0", "0"}};
+  expect_same(request, cuda_12);
+  EXPECT_EQ(sharded_closures(dir / "cache"), 2u);
+  EXPECT_LT(last_loaded_records * 2, last_all_records);
+  expect_same(request, {{"__glibc", "2.35", "0"}, {"__linux", "6.1", "0"}, {"__unix", "0", "0"}});
+  index_kept_from_before = false;  // another request: another closure, a new index of it
   expect_same({"numpy", "python=3.11"}, cuda_12);
 }
 

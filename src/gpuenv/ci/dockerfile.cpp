@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "gpuenv/ci/rootfs.hpp"
 #include "gpuenv/util/file_io.hpp"
 
 namespace gpuenv::ci {
@@ -17,12 +18,7 @@ std::string quoted_words(const std::vector<std::string>& words) {
 }
 
 std::string apt_lines(const ImageDefinition& image) {
-  std::vector<std::string> packages = image.system_packages;
-  packages.push_back(image.c_compiler);
-  packages.push_back(image.cxx_compiler);
-  if (image.cuda && image.cuda->provider == ToolkitProvider::debian) {
-    packages.insert(packages.end(), image.cuda->packages.begin(), image.cuda->packages.end());
-  }
+  const auto packages = apt_packages(image);
   std::string text;
   if (!image.apt_components.empty()) {
     std::string components = "main";

@@ -18,6 +18,7 @@ packages=(
   patch    # gpuenv build applies a recipe's source patches with `patch -p1`
   git      # gpuenv build clones git sources (recipe `git:`)
   patchelf # gpuenv build rewrites the rpaths of a package's ELF files (docs/decisions/0002)
+  debootstrap python3-pip  # gpuenv ci run's chroot runner: the images' root filesystems, the CUDA wheels
 )
 test_tools_dir="$deps_dir/test-tools"
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "gpuenv/package/hashing.hpp"
+#include "gpuenv/util/file_io.hpp"
 
 namespace gpuenv::ci {
 namespace {
@@ -91,6 +92,14 @@ std::expected<DebianMirror, CiError> debian_mirror_from_sources(std::string_view
                                              "chroot runner builds its root filesystems from the machine's Debian "
                                              "mirror (set GPUENV_CI_DEBIAN_SOURCES to a deb822 sources file)",
                                              file)});
+}
+
+std::expected<DebianMirror, CiError> read_debian_mirror(const fs::path& sources_file) {
+  std::error_code error;
+  if (!fs::exists(sources_file, error)) return DebianMirror{};
+  auto text = util::read_text_file_at_most(sources_file, 1u << 20);
+  if (!text) return std::unexpected(CiError{CiError::Kind::unreadable, sources_file.string(), text.error().message});
+  return debian_mirror_from_sources(*text, sources_file.string());
 }
 
 std::string base_rootfs_key(const DebianMirror& mirror) {

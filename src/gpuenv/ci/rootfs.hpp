@@ -36,6 +36,11 @@ struct DebianMirror {
 // URI or suite with characters a command line could misread.
 std::expected<DebianMirror, CiError> debian_mirror_from_sources(std::string_view deb822_text, std::string_view file);
 
+// The mirror in `sources_file` (GPUENV_CI_DEBIAN_SOURCES, else apt's
+// /etc/apt/sources.list.d/debian.sources); deb.debian.org's bookworm when the
+// file does not exist (a machine that is not Debian).
+std::expected<DebianMirror, CiError> read_debian_mirror(const std::filesystem::path& sources_file);
+
 // Bumped when the way a rootfs is made changes, so old caches are not reused.
 inline constexpr int rootfs_format_version = 1;
 

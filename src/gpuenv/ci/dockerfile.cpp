@@ -80,6 +80,7 @@ std::string render_dockerfile(const ImageDefinition& image) {
       image.name, image.base, image.glibc);
   text += apt_lines(image);
   text += fmt::format("ENV CC=/usr/bin/{} CXX=/usr/bin/{}\n", image.c_compiler, image.cxx_compiler);
+  for (const auto& [link, target] : compiler_links(image)) text += fmt::format("RUN ln -sf {} {}\n", target, link);
   text += fmt::format("COPY {} /usr/local/bin/gpuenv\nRUN gpuenv --version\n", image.gpuenv_binary);
   if (image.cuda) text += toolkit_lines(*image.cuda);
   text += "WORKDIR /work\n";

@@ -150,6 +150,13 @@ std::vector<std::string> apt_packages(const ImageDefinition& image) {
   return packages;
 }
 
+std::vector<std::pair<std::string, std::string>> compiler_links(const ImageDefinition& image) {
+  std::vector<std::pair<std::string, std::string>> links;
+  if (image.c_compiler != "gcc") links.emplace_back("/usr/local/bin/gcc", "/usr/bin/" + image.c_compiler);
+  if (image.cxx_compiler != "g++") links.emplace_back("/usr/local/bin/g++", "/usr/bin/" + image.cxx_compiler);
+  return links;
+}
+
 std::vector<std::string> pip_download_command(const CudaToolkit& toolkit, const fs::path& wheel_dir) {
   std::vector<std::string> command{"python3",        "-m",      "pip", "download", "--no-deps", "--only-binary=:all:",
                                    "--dest",         wheel_dir.string()};

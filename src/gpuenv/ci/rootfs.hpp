@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpuenv/ci/ci_error.hpp"
@@ -72,6 +73,11 @@ std::string apt_sources_list(const ImageDefinition& image, const DebianMirror& m
 
 // Everything apt installs: system packages, compilers, a Debian toolkit.
 std::vector<std::string> apt_packages(const ImageDefinition& image);
+
+// gpuenv build's machine compilers are `gcc` and `g++` on PATH: an image
+// whose compilers are versioned (gcc-11 for CUDA 11.8) gets links to them in
+// /usr/local/bin (link, target), so its builds use them, as its Dockerfile does.
+std::vector<std::pair<std::string, std::string>> compiler_links(const ImageDefinition& image);
 
 // Run on the host (its pip has the host's certificates and index settings):
 // the toolkit's wheels, no dependencies, binaries only.

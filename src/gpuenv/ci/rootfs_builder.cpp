@@ -203,6 +203,10 @@ std::expected<void, CiError> make_image_tree(const RootfsRequest& request, const
            {"apt-get clean", {"apt-get", "clean"}}}) {
     if (auto ran = run_in_tree(request, staging, what, argv); !ran) return std::unexpected(ran.error());
   }
+  for (const auto& [link, target] : compiler_links(request.image)) {
+    fs::remove(staging / fs::path(link).relative_path(), error);
+    fs::create_symlink(target, staging / fs::path(link).relative_path(), error);
+  }
   fs::remove_all(staging / "var/lib/apt/lists", error);
   fs::create_directories(staging / "var/lib/apt/lists/partial", error);
   if (request.image.cuda) {

@@ -140,3 +140,17 @@ TEST(RootfsCommands, WheelsAreDownloadedWithoutDependenciesAsBinaries) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(RootfsCommands, AnImagesVersionedCompilersBecomeItsGccAndGxx) {
+  auto image = cuda_image();
+  EXPECT_TRUE(gpuenv::ci::compiler_links(image).empty()) << "gcc and g++ are already the machine's";
+  image.c_compiler = "gcc-11";
+  image.cxx_compiler = "g++-11";
+  const std::vector<std::pair<std::string, std::string>> expected{{"/usr/local/bin/gcc", "/usr/bin/gcc-11"},
+                                                                  {"/usr/local/bin/g++", "/usr/bin/g++-11"}};
+  EXPECT_EQ(gpuenv::ci::compiler_links(image), expected);
+}
+
+}  // namespace

@@ -33,6 +33,14 @@ build::ProcessResult run_streamed(const CiRunRequest& request, const std::vector
   return build::run_process(process);
 }
 
+// The last non-empty line of a command's output: the one that says why.
+std::string last_line(const std::string& output) {
+  const auto end = output.find_last_not_of(" \n\r\t");
+  if (end == std::string::npos) return "no output";
+  const auto start = output.find_last_of('\n', end);
+  return output.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
 CiError unavailable(RunnerKind runner, std::string why) {
   return CiError{CiError::Kind::unavailable, std::string(runner_name(runner)),
                  fmt::format("runner {}: {}", runner_name(runner), why)};
@@ -141,7 +149,7 @@ std::expected<void, CiError> check_runner(const CiRunRequest& request, RunnerKin
         return std::unexpected(unavailable(
             runner, fmt::format("`{} info` failed: its daemon or service is not running here ({}); use --runner "
                                 "chroot (root and debootstrap, no engine needed)",
-                                engine, info.output_tail.empty() ? "no output" : info.output_tail)));
+                                engine, last_line(info.output_tail))));
       }
       return {};
     }

@@ -20,7 +20,8 @@ packages=(
   git      # gpuenv build clones git sources (recipe `git:`)
   patchelf # gpuenv build rewrites the rpaths of a package's ELF files (docs/decisions/0002)
   autoconf automake libtool  # recipes/ucx from Debian's ucx source, which has no configure (docs/ucx.md)
-  python3-pip  # the ucx test downloads NVML's header (nvidia-nvml-dev wheel)
+  debootstrap  # gpuenv ci run's chroot runner: the images' root filesystems
+  python3-pip  # the CUDA wheels of the images and of recipes/cuda-*, NVML's header for the ucx test
 )
 test_tools_dir="$deps_dir/test-tools"
 

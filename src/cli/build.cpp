@@ -140,6 +140,7 @@ int run_build(const BuildArguments& arguments) {
                        {"log", package.log_file.string()},
                        {"files", package.files},
                        {"tests", package.tests},
+                       {"cuda_check", package.cuda_check.empty() ? json(nullptr) : json(package.cuda_check)},
                        {"machine_compilers", package.used_machine_compilers},
                        {"seconds", package.seconds},
                        {"script_seconds", package.script_seconds},

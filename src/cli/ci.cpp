@@ -15,9 +15,12 @@
 #include "error_output.hpp"
 #include "gpuenv/ci/ci_config.hpp"
 #include "gpuenv/ci/ci_matrix.hpp"
+#include "gpuenv/ci/ci_run.hpp"
+#include "gpuenv/ci/run_report.hpp"
 #include "gpuenv/ci/dockerfile.hpp"
 #include "gpuenv/util/environment.hpp"
 #include "gpuenv/util/file_io.hpp"
+#include "gpuenv/util/user_directories.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -39,6 +42,19 @@ struct RenderCiArguments {
   std::vector<std::string> variant_files;
   std::string target_platform = "linux-64";
   std::string output;
+  bool json = false;
+};
+
+struct RunCiArguments {
+  std::string recipe;
+  std::vector<std::string> variant_filters;
+  std::string image;
+  std::string runner;
+  std::string output_dir = "output";
+  std::vector<std::string> variant_files;
+  std::string images_dir = "ci-images";
+  std::vector<std::string> channels;
+  bool override_channels = false;
   bool json = false;
 };
 
@@ -133,6 +149,56 @@ int run_render_ci(const RenderCiArguments& arguments) {
   return 0;
 }
 
+int run_ci_jobs(const RunCiArguments& arguments) {
+  ci::CiRunRequest request;
+  if (!arguments.runner.empty()) {
+    request.runner = ci::parse_runner(arguments.runner);
+    if (!request.runner) {
+      return report_usage_error(
+          fmt::format("unknown runner '{}': use chroot, docker, podman or host", arguments.runner), arguments.json);
+    }
+  }
+  const auto env = util::process_environment();
+  request.recipe = arguments.recipe;
+  request.variant_filters = arguments.variant_filters;
+  request.image = arguments.image;
+  request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
+  request.images_dir = arguments.images_dir;
+  if (arguments.variant_files.empty()) {
+    request.variant_files.emplace_back("metadata/variants/variants.yaml");
+  } else {
+    request.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
+  }
+  std::error_code error;
+  request.gpuenv_binary = fs::read_symlink("/proc/self/exe", error);
+  if (error) {
+    return report_error(environment::make_error(environment::ErrorKind::configuration,
+                                                "cannot find the running gpuenv binary (/proc/self/exe): " +
+                                                    error.message()));
+  }
+  const auto cache_dir = util::resolve_user_directories(env).cache_dir;
+  if (cache_dir.empty()) {
+    return report_error(environment::make_error(environment::ErrorKind::configuration,
+                                                "no cache directory: set HOME or GPUENV_CACHE_DIR"));
+  }
+  request.gpuenv_cache_dir = fs::absolute(cache_dir);
+  request.channels = arguments.channels;
+  request.override_channels = arguments.override_channels;
+  request.environment = util::environment_variables();
+  const auto sources = env("GPUENV_CI_DEBIAN_SOURCES");
+  auto mirror = ci::read_debian_mirror(sources && !sources->empty() ? fs::path(*sources)
+                                                                    : fs::path("/etc/apt/sources.list.d/debian.sources"));
+  if (!mirror) return report_ci_error(mirror.error(), arguments.json);
+  request.mirror = *mirror;
+  request.on_step = [](const std::string& line) { fmt::print(stderr, "gpuenv ci run: {}\n", line); };
+  request.on_output = [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stderr); };
+  auto result = ci::run_ci(request);
+  if (!result) return report_ci_error(result.error(), arguments.json);
+  std::fflush(stderr);
+  fmt::print("{}", arguments.json ? ci::run_summary_json(*result) + "\n" : ci::run_summary_table(*result));
+  return result->success() ? 0 : 1;
+}
+
 }  // namespace
 
 void add_ci_command(CLI::App& app, Runner& run) {
@@ -161,6 +227,27 @@ void add_ci_command(CLI::App& app, Runner& run) {
                              "Write here (.github/workflows/gpuenv-packages.yml, .gitlab-ci.yml) instead of stdout");
   render_command->add_flag("--json", render->json, "Print the job matrix as JSON instead");
   render_command->callback([&run, render] { run = [render] { return run_render_ci(*render); }; });
+
+  auto run_arguments = std::make_shared<RunCiArguments>();
+  auto* run_command = ci->add_subcommand(
+      "run", "Build and test a recipe's variants inside their CI images (chroot, podman, docker or host runner)");
+  run_command->add_option("recipe", run_arguments->recipe, "A recipe.yaml, or the directory holding one")->required();
+  run_command->add_option("--variant", run_arguments->variant_filters,
+                          "Only the variants with KEY=VALUE (repeatable; cuda_compiler_version=13.0)");
+  run_command->add_option("--image", run_arguments->image, "Build every variant in this image (ci-images/<name>)");
+  run_command->add_option("--runner", run_arguments->runner,
+                          "chroot (needs root and debootstrap), docker, podman or host (no isolation); default: "
+                          "docker or podman when their daemon answers, else chroot");
+  run_command->add_option("--output-dir", run_arguments->output_dir, "The output channel (default: output)");
+  run_command->add_option("-m,--variant-config", run_arguments->variant_files,
+                          "Variant files, in order (default: metadata/variants/variants.yaml)");
+  run_command->add_option("--images-dir", run_arguments->images_dir, "The images folder (default: ci-images)");
+  run_command->add_option("-c,--channel", run_arguments->channels,
+                          "A channel URL for the builds (repeatable; local paths are not mounted into images)");
+  run_command->add_flag("--override-channels", run_arguments->override_channels,
+                        "Use only the -c channels, not the configured ones");
+  run_command->add_flag("--json", run_arguments->json, "Print the jobs' results as JSON");
+  run_command->callback([&run, run_arguments] { run = [run_arguments] { return run_ci_jobs(*run_arguments); }; });
 }
 
 }  // namespace gpuenv::cli

@@ -370,9 +370,9 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   if (!files) return std::unexpected(files.error());
   if (*cuda) {
     const auto log_line = [&log](const std::string& line) { log.line(line); };
-    if (auto checked = check_cuda_package(**cuda, *files, variant.recipe.extra, log_line); !checked) {
-      return std::unexpected(checked.error());
-    }
+    auto checked = check_cuda_package(**cuda, *files, variant.recipe.extra, log_line);
+    if (!checked) return std::unexpected(checked.error());
+    built.cuda_check = std::move(*checked);
   }
   std::vector<package::PackageMember> extra_members;
   if (build.noarch == "python") {

@@ -66,6 +66,7 @@ struct BuiltPackage {
   double script_seconds = 0;
   double elf_seconds = 0;  // relocation and the linking check
   std::size_t tests = 0;  // the package's tests, run and passed
+  std::string cuda_check;  // check_cuda_package's verdict; empty for a build without CUDA
 };
 
 std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVariant& variant,

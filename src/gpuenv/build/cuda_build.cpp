@@ -80,17 +80,21 @@ std::map<std::string, std::string> cuda_build_variables(CudaBuild& cuda) {
                                cuda.machine_toolkit ? &*cuda.machine_toolkit : nullptr);
 }
 
-std::expected<void, BuildError> check_cuda_package(const CudaBuild& cuda, const std::vector<NewPrefixFile>& files,
+std::expected<std::string, BuildError> check_cuda_package(const CudaBuild& cuda, const std::vector<NewPrefixFile>& files,
                                                    const recipe::Value& extra,
                                                    const std::function<void(const std::string&)>& log) {
   if (!cuda_check_wanted(extra)) {
     log("CUDA check: skipped (extra.gpuenv.cuda_check is false)");
-    return {};
+    return "skipped (extra.gpuenv.cuda_check: false)";
   }
   const auto check = check_device_code(files, cuda.architectures.numbers);
   log("CUDA check: " + std::to_string(check.files_with_device_code) + " files with device code, asked for " +
       cuda.architectures.cudaarchs);
-  if (check.passed()) return {};
+  if (check.passed()) {
+    return "passed: " + std::to_string(check.files_with_device_code) +
+           (check.files_with_device_code == 1 ? " file" : " files") + " with device code for " +
+           cuda.architectures.cudaarchs;
+  }
   return std::unexpected(BuildError{
       BuildErrorKind::cuda_check,
       "the CUDA check failed: the package's device code does not cover the architectures the variant asked for (" +

@@ -15,6 +15,8 @@ struct CiError {
     render,         // a recipe or variant file failed to render
     inconsistent,   // variant files and images disagree (docker_image, CUDA version)
     cycle,          // recipes that need each other's packages
+    unavailable,    // a runner cannot work here (no container engine, not root, no debootstrap)
+    run,            // a runner's command failed (making a rootfs, building an image, the build)
   };
   Kind kind = Kind::invalid;
   std::string input;  // the file or recipe concerned

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "gpuenv/ci/rootfs.hpp"
 #include "gpuenv/util/file_io.hpp"
 
 namespace gpuenv::ci {
@@ -17,12 +18,7 @@ std::string quoted_words(const std::vector<std::string>& words) {
 }
 
 std::string apt_lines(const ImageDefinition& image) {
-  std::vector<std::string> packages = image.system_packages;
-  packages.push_back(image.c_compiler);
-  packages.push_back(image.cxx_compiler);
-  if (image.cuda && image.cuda->provider == ToolkitProvider::debian) {
-    packages.insert(packages.end(), image.cuda->packages.begin(), image.cuda->packages.end());
-  }
+  const auto packages = apt_packages(image);
   std::string text;
   if (!image.apt_components.empty()) {
     std::string components = "main";
@@ -84,6 +80,7 @@ std::string render_dockerfile(const ImageDefinition& image) {
       image.name, image.base, image.glibc);
   text += apt_lines(image);
   text += fmt::format("ENV CC=/usr/bin/{} CXX=/usr/bin/{}\n", image.c_compiler, image.cxx_compiler);
+  for (const auto& [link, target] : compiler_links(image)) text += fmt::format("RUN ln -sf {} {}\n", target, link);
   text += fmt::format("COPY {} /usr/local/bin/gpuenv\nRUN gpuenv --version\n", image.gpuenv_binary);
   if (image.cuda) text += toolkit_lines(*image.cuda);
   text += "WORKDIR /work\n";

@@ -144,8 +144,18 @@ TEST_F(DeviceCodeCheckOfNvccOutput, CheckCudaPackageFailsTheBuildUnlessTheRecipe
   EXPECT_NE(failed.error().message.find("lib/libscale.so lacks sm_90"), std::string::npos) << failed.error().message;
   EXPECT_NE(failed.error().message.find("cuda_check: false"), std::string::npos) << failed.error().message;
   const auto opted_out = Value::map({{"gpuenv", Value::map({{"cuda_check", Value::boolean(false)}})}});
-  EXPECT_TRUE(check_cuda_package(cuda, files, opted_out, log));
+  const auto skipped = check_cuda_package(cuda, files, opted_out, log);
+  ASSERT_TRUE(skipped);
+  EXPECT_EQ(*skipped, "skipped (extra.gpuenv.cuda_check: false)");
   EXPECT_NE(logged.find("CUDA check: skipped"), std::string::npos) << logged;
+}
+
+TEST_F(DeviceCodeCheckOfNvccOutput, CheckCudaPackageSaysWhatPassedForTheBuildsResult) {
+  CudaBuild cuda;
+  cuda.architectures = *parse_cuda_archs("75;80");
+  const auto passed = check_cuda_package(cuda, files, Value::undefined(), [](const std::string&) {});
+  ASSERT_TRUE(passed) << passed.error().message;
+  EXPECT_EQ(*passed, "passed: 1 file with device code for 75-real;80");
 }
 
 }  // namespace

@@ -1,0 +1,51 @@
+// Inside the ci module only: how each runner starts one job's
+// `gpuenv build` (ci_run.cpp decides what to build and reads the result).
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpuenv/ci/ci_matrix.hpp"
+#include "gpuenv/ci/ci_run.hpp"
+
+namespace gpuenv::ci::detail {
+
+// Where the build sees its inputs: host paths for the host runner, the
+// mount points for the others.
+struct BuildPaths {
+  std::string gpuenv;
+  std::string recipe_file;
+  std::vector<std::string> variant_files;
+  std::string output_dir;
+};
+
+struct JobContext {
+  const CiJob* job = nullptr;
+  const ImageDefinition* image = nullptr;
+  std::filesystem::path recipe_file;                 // absolute, on the host
+  std::vector<std::filesystem::path> variant_files;  // absolute, on the host
+  std::string stdout_name;                           // relative to the output dir: the build's --json document
+};
+
+// `gpuenv build ... --json` with the job's variant, channels and paths.
+std::vector<std::string> build_arguments(const CiRunRequest& request, const CiJob& job, const BuildPaths& paths);
+
+// Each runs the job's build and returns once it exited (its document is in
+// the output dir's `stdout_name`); an error is a job that could not start.
+std::expected<void, CiError> run_host_job(const CiRunRequest& request, const JobContext& context);
+std::expected<void, CiError> run_chroot_job(const CiRunRequest& request, const JobContext& context,
+                                            CiJobResult& result);
+std::expected<void, CiError> run_container_job(const CiRunRequest& request, RunnerKind engine,
+                                               const JobContext& context);
+
+// Whether `runner` can work here; the error names it and what to use instead.
+std::expected<void, CiError> check_runner(const CiRunRequest& request, RunnerKind runner);
+
+// Runs a command on the host, output to request.on_output; its last lines
+// when it succeeded.
+std::expected<std::string, CiError> run_logged(const CiRunRequest& request, const std::vector<std::string>& argv,
+                                               const std::string& what, const std::string& input);
+
+}  // namespace gpuenv::ci::detail

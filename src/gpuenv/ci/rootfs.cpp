@@ -1,0 +1,167 @@
+#include "gpuenv/ci/rootfs.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "gpuenv/package/hashing.hpp"
+#include "gpuenv/util/file_io.hpp"
+
+namespace gpuenv::ci {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_mirror_uri(std::string_view uri) {
+  if (!(uri.starts_with("http://") || uri.starts_with("https://")) || uri.size() > 300) return false;
+  return std::all_of(uri.begin(), uri.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("._/:~+-").find(c) != std::string_view::npos;
+  });
+}
+
+bool is_suite(std::string_view suite) {
+  return !suite.empty() && suite.size() <= 40 && std::all_of(suite.begin(), suite.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+         });
+}
+
+std::vector<std::string> words(std::string_view text) {
+  std::istringstream stream{std::string(text)};
+  std::vector<std::string> result;
+  for (std::string word; stream >> word;) result.push_back(word);
+  return result;
+}
+
+// One deb822 stanza's fields, continuation lines ignored (sources files
+// have none in the fields read here).
+struct Stanza {
+  std::vector<std::string> types, uris, suites;
+};
+
+std::vector<Stanza> stanzas(std::string_view text) {
+  std::vector<Stanza> result(1);
+  std::istringstream stream{std::string(text)};
+  for (std::string line; std::getline(stream, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      if (!result.back().types.empty() || !result.back().uris.empty()) result.emplace_back();
+      continue;
+    }
+    if (line.front() == '#' || line.front() == ' ' || line.front() == '\t') continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const auto field = line.substr(0, colon);
+    const auto value = words(std::string_view(line).substr(colon + 1));
+    if (field == "Types") result.back().types = value;
+    if (field == "URIs") result.back().uris = value;
+    if (field == "Suites") result.back().suites = value;
+  }
+  return result;
+}
+
+std::string short_hash(const std::string& text, std::size_t digits) {
+  return package::sha256_hex(text).substr(0, digits);
+}
+
+std::string base_identity(const DebianMirror& mirror) {
+  return fmt::format("gpuenv-ci-rootfs {}\nvariant minbase\nmirror {}\nsuite {}\n", rootfs_format_version, mirror.uri,
+                     mirror.suite);
+}
+
+}  // namespace
+
+std::expected<DebianMirror, CiError> debian_mirror_from_sources(std::string_view deb822_text, std::string_view file) {
+  for (const auto& stanza : stanzas(deb822_text)) {
+    if (std::find(stanza.types.begin(), stanza.types.end(), "deb") == stanza.types.end()) continue;
+    const auto release = std::find_if(stanza.suites.begin(), stanza.suites.end(),
+                                      [](const std::string& suite) { return suite.find('-') == std::string::npos; });
+    if (release == stanza.suites.end() || stanza.uris.empty()) continue;
+    if (!is_mirror_uri(stanza.uris.front()) || !is_suite(*release)) {
+      return std::unexpected(CiError{CiError::Kind::invalid, std::string(file),
+                                     fmt::format("{}: the Debian source '{}' '{}' is not an http(s) URI and a suite "
+                                                 "name gpuenv can pass to debootstrap; fix the file or set "
+                                                 "GPUENV_CI_DEBIAN_SOURCES to another one",
+                                                 file, stanza.uris.front(), *release)});
+    }
+    return DebianMirror{stanza.uris.front(), *release};
+  }
+  return std::unexpected(CiError{CiError::Kind::invalid, std::string(file),
+                                 fmt::format("{}: no 'Types: deb' entry with a Debian release among its Suites; the "
+                                             "chroot runner builds its root filesystems from the machine's Debian "
+                                             "mirror (set GPUENV_CI_DEBIAN_SOURCES to a deb822 sources file)",
+                                             file)});
+}
+
+std::expected<DebianMirror, CiError> read_debian_mirror(const fs::path& sources_file) {
+  std::error_code error;
+  if (!fs::exists(sources_file, error)) return DebianMirror{};
+  auto text = util::read_text_file_at_most(sources_file, 1u << 20);
+  if (!text) return std::unexpected(CiError{CiError::Kind::unreadable, sources_file.string(), text.error().message});
+  return debian_mirror_from_sources(*text, sources_file.string());
+}
+
+std::string base_rootfs_key(const DebianMirror& mirror) {
+  return fmt::format("base-{}-{}", mirror.suite, short_hash(base_identity(mirror), 12));
+}
+
+std::string image_rootfs_key(const ImageDefinition& image, const DebianMirror& mirror) {
+  // Everything that changes the tree, in a fixed order; the description and
+  // the gpuenv binary (bind-mounted at run time) do not.
+  std::string identity = base_identity(mirror);
+  identity += fmt::format("sources {}\n", apt_sources_list(image, mirror));
+  identity += fmt::format("apt {}\n", fmt::join(apt_packages(image), " "));
+  if (image.cuda) {
+    const auto& cuda = *image.cuda;
+    identity += fmt::format("cuda {} provider {} home {} wheel_root {} channel {}\npackages {}\n", cuda.version,
+                            static_cast<int>(cuda.provider), cuda.home, cuda.wheel_root, cuda.channel,
+                            fmt::join(cuda.packages, " "));
+  }
+  return fmt::format("{}-{}", image.name, short_hash(identity, 16));
+}
+
+RootfsPaths rootfs_paths(const fs::path& gpuenv_cache_dir, const ImageDefinition& image, const DebianMirror& mirror) {
+  const auto root = gpuenv_cache_dir / "ci-rootfs";
+  return {root, root / base_rootfs_key(mirror), root / image_rootfs_key(image, mirror)};
+}
+
+fs::path staging_path(const fs::path& final_path, long pid) {
+  return final_path.parent_path() / fmt::format(".staging-{}-{}", final_path.filename().string(), pid);
+}
+
+std::vector<std::string> debootstrap_command(const DebianMirror& mirror, const fs::path& target) {
+  return {"debootstrap", "--variant=minbase", "--components=main", mirror.suite, target.string(), mirror.uri};
+}
+
+std::string apt_sources_list(const ImageDefinition& image, const DebianMirror& mirror) {
+  std::string components = "main";
+  for (const auto& each : image.apt_components) components += " " + each;
+  return fmt::format("deb {0} {1} {2}\ndeb {0} {1}-updates {2}\n", mirror.uri, mirror.suite, components);
+}
+
+std::vector<std::string> apt_packages(const ImageDefinition& image) {
+  std::vector<std::string> packages = image.system_packages;
+  packages.push_back(image.c_compiler);
+  packages.push_back(image.cxx_compiler);
+  if (image.cuda && image.cuda->provider == ToolkitProvider::debian) {
+    packages.insert(packages.end(), image.cuda->packages.begin(), image.cuda->packages.end());
+  }
+  return packages;
+}
+
+std::vector<std::pair<std::string, std::string>> compiler_links(const ImageDefinition& image) {
+  std::vector<std::pair<std::string, std::string>> links;
+  if (image.c_compiler != "gcc") links.emplace_back("/usr/local/bin/gcc", "/usr/bin/" + image.c_compiler);
+  if (image.cxx_compiler != "g++") links.emplace_back("/usr/local/bin/g++", "/usr/bin/" + image.cxx_compiler);
+  return links;
+}
+
+std::vector<std::string> pip_download_command(const CudaToolkit& toolkit, const fs::path& wheel_dir) {
+  std::vector<std::string> command{"python3",        "-m",      "pip", "download", "--no-deps", "--only-binary=:all:",
+                                   "--dest",         wheel_dir.string()};
+  command.insert(command.end(), toolkit.packages.begin(), toolkit.packages.end());
+  return command;
+}
+
+}  // namespace gpuenv::ci

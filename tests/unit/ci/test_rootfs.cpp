@@ -1,0 +1,156 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpuenv/ci/rootfs.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gpuenv::ci::CudaToolkit;
+using gpuenv::ci::DebianMirror;
+using gpuenv::ci::ImageDefinition;
+using gpuenv::ci::ToolkitProvider;
+
+ImageDefinition cuda_image() {
+  ImageDefinition image;
+  image.name = "cuda13.0";
+  image.base = "debian:12";
+  image.glibc = "2.36";
+  image.system_packages = {"ca-certificates", "python3-pip"};
+  image.c_compiler = "gcc";
+  image.cxx_compiler = "g++";
+  CudaToolkit cuda;
+  cuda.version = "13.0";
+  cuda.provider = ToolkitProvider::pypi;
+  cuda.home = "/opt/cuda-13.0";
+  cuda.wheel_root = "nvidia/cu13";
+  cuda.packages = {"nvidia-cuda-nvcc==13.0.88"};
+  image.cuda = cuda;
+  image.gpuenv_binary = "build/release/gpuenv";
+  return image;
+}
+
+const char* kHostSources = R"(Types: deb
+# http://snapshot.debian.org/archive/debian/20250520T000000Z
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+)";
+
+TEST(DebianMirror, TheHostsFirstReleaseStanzaIsTheMirror) {
+  const auto mirror = gpuenv::ci::debian_mirror_from_sources(kHostSources, "debian.sources");
+  ASSERT_TRUE(mirror) << mirror.error().message;
+  EXPECT_EQ(mirror->uri, "http://deb.debian.org/debian");
+  EXPECT_EQ(mirror->suite, "bookworm");
+}
+
+TEST(DebianMirror, SourceStanzasAndSecurityOnlyFilesAreNotAMirror) {
+  const auto only_sources = gpuenv::ci::debian_mirror_from_sources(
+      "Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\n", "src.sources");
+  ASSERT_FALSE(only_sources);
+  EXPECT_NE(only_sources.error().message.find("src.sources: no 'Types: deb' entry"), std::string::npos);
+  EXPECT_FALSE(gpuenv::ci::debian_mirror_from_sources(
+      "Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\n", "s.sources"));
+}
+
+TEST(DebianMirror, AUriThatCouldBeMisreadIsRefusedNamingTheFile) {
+  const auto hostile = gpuenv::ci::debian_mirror_from_sources(
+      "Types: deb\nURIs: http://x/$(reboot)\nSuites: bookworm\n", "/etc/apt/sources.list.d/evil.sources");
+  ASSERT_FALSE(hostile);
+  EXPECT_NE(hostile.error().message.find("/etc/apt/sources.list.d/evil.sources"), std::string::npos);
+  EXPECT_FALSE(gpuenv::ci::debian_mirror_from_sources("Types: deb\nURIs: file:///mnt\nSuites: bookworm\n", "f"));
+  EXPECT_FALSE(
+      gpuenv::ci::debian_mirror_from_sources("Types: deb\nURIs: http://d/debian\nSuites: Bookworm;x\n", "f"));
+}
+
+TEST(RootfsKey, TheSameDefinitionGivesTheSameKeyAndPaths) {
+  const DebianMirror mirror;
+  const auto image = cuda_image();
+  const auto key = gpuenv::ci::image_rootfs_key(image, mirror);
+  EXPECT_EQ(key, gpuenv::ci::image_rootfs_key(cuda_image(), mirror));
+  EXPECT_TRUE(key.starts_with("cuda13.0-")) << key;
+  EXPECT_EQ(key.size(), std::string("cuda13.0-").size() + 16);
+  const auto paths = gpuenv::ci::rootfs_paths("/cache/gpuenv", image, mirror);
+  EXPECT_EQ(paths.cache_root, fs::path("/cache/gpuenv/ci-rootfs"));
+  EXPECT_EQ(paths.image, fs::path("/cache/gpuenv/ci-rootfs") / key);
+  EXPECT_EQ(paths.base.parent_path(), paths.cache_root);
+  EXPECT_TRUE(paths.base.filename().string().starts_with("base-bookworm-")) << paths.base;
+}
+
+TEST(RootfsKey, WhatChangesTheTreeChangesTheKeyAndNothingElseDoes) {
+  const DebianMirror mirror;
+  const auto key = gpuenv::ci::image_rootfs_key(cuda_image(), mirror);
+  auto described = cuda_image();
+  described.description = "another description";
+  described.gpuenv_binary = "build/dev/gpuenv";  // bind-mounted at run time, not in the tree
+  EXPECT_EQ(gpuenv::ci::image_rootfs_key(described, mirror), key);
+
+  auto more_packages = cuda_image();
+  more_packages.system_packages.push_back("cmake");
+  EXPECT_NE(gpuenv::ci::image_rootfs_key(more_packages, mirror), key);
+  auto other_toolkit = cuda_image();
+  other_toolkit.cuda->packages = {"nvidia-cuda-nvcc==13.0.48"};
+  EXPECT_NE(gpuenv::ci::image_rootfs_key(other_toolkit, mirror), key);
+  auto non_free = cuda_image();
+  non_free.apt_components = {"contrib", "non-free"};
+  EXPECT_NE(gpuenv::ci::image_rootfs_key(non_free, mirror), key);
+  EXPECT_NE(gpuenv::ci::image_rootfs_key(cuda_image(), DebianMirror{"http://mirror.example/debian", "bookworm"}),
+            key);
+  EXPECT_NE(gpuenv::ci::base_rootfs_key(DebianMirror{"http://deb.debian.org/debian", "trixie"}),
+            gpuenv::ci::base_rootfs_key(mirror));
+}
+
+TEST(RootfsKey, StagingTreesAreHiddenBesideTheirFinalPlace) {
+  const auto staging = gpuenv::ci::staging_path("/cache/ci-rootfs/cuda13.0-0123", 4242);
+  EXPECT_EQ(staging, fs::path("/cache/ci-rootfs/.staging-cuda13.0-0123-4242"));
+}
+
+TEST(RootfsCommands, DebootstrapMakesAMinimalBaseFromTheMirror) {
+  const std::vector<std::string> expected{"debootstrap", "--variant=minbase", "--components=main", "bookworm",
+                                          "/tmp/base",   "http://deb.debian.org/debian"};
+  EXPECT_EQ(gpuenv::ci::debootstrap_command(DebianMirror{}, "/tmp/base"), expected);
+}
+
+TEST(RootfsCommands, TheImagesComponentsAndPackagesAsItsDockerfileHasThem) {
+  auto image = cuda_image();
+  image.apt_components = {"contrib", "non-free"};
+  image.cuda->provider = ToolkitProvider::debian;
+  image.cuda->packages = {"nvidia-cuda-toolkit"};
+  EXPECT_EQ(gpuenv::ci::apt_sources_list(image, DebianMirror{}),
+            "deb http://deb.debian.org/debian bookworm main contrib non-free\n"
+            "deb http://deb.debian.org/debian bookworm-updates main contrib non-free\n");
+  const std::vector<std::string> packages{"ca-certificates", "python3-pip", "gcc", "g++", "nvidia-cuda-toolkit"};
+  EXPECT_EQ(gpuenv::ci::apt_packages(image), packages);
+  // A pypi toolkit is not an apt package.
+  EXPECT_EQ(gpuenv::ci::apt_packages(cuda_image()).size(), 4u);
+}
+
+TEST(RootfsCommands, WheelsAreDownloadedWithoutDependenciesAsBinaries) {
+  const std::vector<std::string> expected{"python3",  "-m",     "pip",       "download", "--no-deps",
+                                          "--only-binary=:all:", "--dest", "/tmp/wheels", "nvidia-cuda-nvcc==13.0.88"};
+  EXPECT_EQ(gpuenv::ci::pip_download_command(*cuda_image().cuda, "/tmp/wheels"), expected);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(RootfsCommands, AnImagesVersionedCompilersBecomeItsGccAndGxx) {
+  auto image = cuda_image();
+  EXPECT_TRUE(gpuenv::ci::compiler_links(image).empty()) << "gcc and g++ are already the machine's";
+  image.c_compiler = "gcc-11";
+  image.cxx_compiler = "g++-11";
+  const std::vector<std::pair<std::string, std::string>> expected{{"/usr/local/bin/gcc", "/usr/bin/gcc-11"},
+                                                                  {"/usr/local/bin/g++", "/usr/bin/g++-11"}};
+  EXPECT_EQ(gpuenv::ci::compiler_links(image), expected);
+}
+
+}  // namespace

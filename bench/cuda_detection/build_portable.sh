@@ -28,10 +28,18 @@ g++ -std=c++23 -O2 -I src "$rpath" bench/cuda_detection/cuda_detection_bench.cpp
   -o "$out/cuda_detection_bench"
 # glibc's libraries must come from the target (they go with its ld.so).
 glibc='^(linux-vdso|ld-linux|libc|libm|libpthread|libdl|librt|libresolv|libutil)\.so'
-for binary in "$out/gpuenv" "$out/cuda_detection_bench"; do
+# gpuenv dlopens libcurl.so.4 (downloads): it and its libraries come along
+# too, or the target's libcurl would be loaded beside this machine's older
+# nettle and fail (seen on Ubuntu 24.04: undefined nettle_siv_gcm_* symbols).
+# dlopen from gpuenv searches its DT_RPATH, $ORIGIN.
+libcurl=$(ldconfig -p | awk '$1 == "libcurl.so.4" {print $NF; exit}')
+cp -L "$libcurl" "$out/libcurl.so.4"
+for binary in "$out/gpuenv" "$out/cuda_detection_bench" "$out/libcurl.so.4"; do
   ldd "$binary" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
     [[ $name =~ $glibc ]] || [ -e "$out/$name" ] || cp -L "$path" "$out/$name"
   done
 done
+# The copied libraries find each other through $ORIGIN as well.
+for library in "$out"/lib*.so*; do patchelf --force-rpath --set-rpath '$ORIGIN' "$library"; done
 du -sh "$out"
 ls "$out"

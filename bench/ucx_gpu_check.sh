@@ -14,11 +14,14 @@
 #
 #   bench/cuda_detection/build_portable.sh            # build/gpu-portable: gpuenv + its libraries
 #   bash bench/ucx_gpu_check.sh --prepare build/ucx-h200
+#     (without conda-forge: GPUENV_PREPARE_CHANNEL_ARGS="-c file:///an/empty/channel --override-channels")
 #     (the ucx channel: ucx for CUDA 13.0 and cuda-cudart, from recipes/cuda-cudart when
 #      it exists, else a LOCAL TEST PACKAGE of this machine's /usr/local/cuda libcudart;
 #      plus build/gpu-portable copied to build/ucx-h200/bin)
 #
-# then carry build/ucx-h200 and bench/ to the GPU machine and run there
+# then carry build/ucx-h200 and bench/ to the GPU machine (the device tool
+# carries 64 MiB: as a .tgz, tar czf build/h200-pack/ucx.tgz -C build ucx-h200)
+# and run there
 #
 #   GPUENV_PREBUILT=build/ucx-h200/bin GPUENV_UCX_CHANNEL=build/ucx-h200/channel bash bench/ucx_gpu_check.sh
 #
@@ -34,9 +37,18 @@ prepare() {  # OUT: the channel and the portable gpuenv, built here
   bash "$root/tests/integration/ucx/ucx_debian_source_build.sh" --gpuenv "$gpuenv" \
     --output-dir "$out/channel" --variant cuda13.0
   if [ -f "$root/recipes/cuda-cudart/recipe.yaml" ]; then
-    # shellcheck disable=SC2086 # the arguments are words on purpose
-    "$gpuenv" build "$root/recipes/cuda-cudart" --output-dir "$out/channel" \
-      ${GPUENV_CUDART_BUILD_ARGS:---variant cuda_compiler_version=13.0}
+    # cuda-cudart needs cuda-version beside it. Where conda-forge is not
+    # reachable, GPUENV_PREPARE_CHANNEL_ARGS names the channels instead
+    # (e.g. "-c file:///path/to/an/empty/channel --override-channels").
+    local recipe
+    for recipe in cuda-version cuda-cudart; do
+      # shellcheck disable=SC2086 # the arguments are words on purpose
+      "$gpuenv" build "$root/recipes/$recipe" --output-dir "$out/channel" --variant cuda_version=13.0 \
+        ${GPUENV_PREPARE_CHANNEL_ARGS:-} || [ "$recipe" = cuda-cudart ]
+    done
+    # cuda-cudart-dev's test needs cuda-cccl, which is not built here: only
+    # cuda-cudart itself must be in the channel.
+    ls "$out"/channel/linux-64/cuda-cudart-13.*.conda >/dev/null
   else
     local_cudart_package "$gpuenv" "$out/channel"
   fi

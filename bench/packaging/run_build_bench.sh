@@ -5,7 +5,7 @@
 # script (`seconds - script_seconds` of `gpuenv build --json`) -- is
 # reported per package. Target: < 2 s per example build.
 #
-#   bench/package_build/run_build_bench.sh [path/to/gpuenv] [runs]
+#   bench/packaging/run_build_bench.sh [path/to/gpuenv] [runs]
 #
 # The examples build into one output directory in dependency order
 # (stencil-samples, stencil, stencil-stats), so stencil-stats finds stencil

@@ -60,12 +60,13 @@ start_server() {  # stats file, extra options
 }
 
 mapfile -t request < "$channel/request.txt"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 export CONDA_OVERRIDE_CUDA=${CONDA_OVERRIDE_CUDA:-12.4}
 
-gpuenv_run() {  # cache dir, output json -> "<wall s>"
-  GPUENV_CACHE_DIR=$1 /usr/bin/time -f "%e" -o "$work/time" \
+gpuenv_run() {  # cache dir, output json -> "<wall s> <cpu s>"
+  GPUENV_CACHE_DIR=$1 /usr/bin/time -f "%e %U %S" -o "$work/time" \
     "$gpuenv" create -p "$work/env" --dry-run --json --override-channels -c "$url" "${request[@]}" > "$2"
-  cat "$work/time"
+  awk '{print $1, $2 + $3}' "$work/time"
 }
 
 links() {
@@ -79,11 +80,14 @@ report() {  # label, times file, stats file
   python3 - "$@" <<'PY'
 import json, statistics, sys
 label, times, stats = sys.argv[1:4]
-walls = sorted(float(line) for line in open(times) if line.strip())
+rows = [[float(x) for x in line.split()] for line in open(times) if line.strip()]
+walls = sorted(row[0] for row in rows)
+cpu = statistics.median(row[1] for row in rows)  # user + system, the whole process
 s = json.load(open(stats))
 kinds = ", ".join(f"{k} {v['requests']} req {v['bytes']/1e6:.2f} MB" for k, v in sorted(s["by_kind"].items()))
 print(f"{label:<34} min {walls[0]*1000:7.0f} ms  median {statistics.median(walls)*1000:7.0f} ms  "
-      f"({len(walls)} runs)  per run: {s['requests']/len(walls):.0f} requests, {s['bytes']/len(walls)/1e6:.2f} MB  [{kinds}]")
+      f"cpu {cpu*1000:5.0f} ms  ({len(walls)} runs)  per run: {s['requests']/len(walls):.0f} requests, "
+      f"{s['bytes']/len(walls)/1e6:.2f} MB  [{kinds}]")
 PY
 }
 
@@ -116,7 +120,7 @@ if [ -x "$python" ] && "$python" -c 'import rattler' 2>/dev/null; then
   : > "$work/rattler"
   for i in $(seq "$runs"); do
     "$python" - "$url" "$work/rattler-cache-$i" "$work/rattler-$i.txt" "${request[@]}" >> "$work/rattler" <<'PY'
-import asyncio, sys, time
+import asyncio, resource, sys, time
 import rattler
 url, cache, out, *specs = sys.argv[1:]
 async def main():
@@ -131,7 +135,8 @@ async def main():
     with open(out, "w") as f:
         for r in sorted(solved, key=lambda r: r.name.normalized):
             f.write(f"{r.name.normalized} {r.version} {r.build}\n")
-    print(elapsed)
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # all threads, the interpreter included
+    print(elapsed, usage.ru_utime + usage.ru_stime)
 asyncio.run(main())
 PY
   done || echo "py-rattler failed (above)" >&2
@@ -143,6 +148,8 @@ full_zst=$(( $(stat -c %s "$channel/linux-64/repodata.json.zst") + $(stat -c %s 
 full_json=$(( $(stat -c %s "$channel/linux-64/repodata.json") + $(stat -c %s "$channel/noarch/repodata.json") ))
 echo "GPU stack: $(echo "${request[@]}") over a link of ${delay_ms} ms per request, ${mbps} MB/s" \
      "(CONDA_OVERRIDE_CUDA=$CONDA_OVERRIDE_CUDA)"
+# Wall times on a shared machine stretch with its load; the CPU column does not.
+echo "load average before / after: $load_before / $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 echo "full repodata: $(python3 -c "print(f'{$full_json/1e6:.1f} MB JSON, {$full_zst/1e6:.1f} MB .zst')")"
 report "gpuenv cold, sharded" "$work/cold" "$work/stats-cold"
 report "gpuenv warm, sharded (index 304)" "$work/warm" "$work/stats-warm"

@@ -22,6 +22,7 @@ packages=(
   autoconf automake libtool  # recipes/ucx from Debian's ucx source, which has no configure (docs/ucx.md)
   debootstrap  # gpuenv ci run's chroot runner: the images' root filesystems
   python3-pip  # the CUDA wheels of the images and of recipes/cuda-*, NVML's header for the ucx test
+  xz-utils binutils  # recipes/cuda-* 12.4 unpack Debian .debs with `ar p ... data.tar.xz | xz -dc | tar` (docs/cuda-packages.md)
 )
 test_tools_dir="$deps_dir/test-tools"
 

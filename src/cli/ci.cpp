@@ -4,6 +4,8 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -13,11 +15,13 @@
 
 #include "command.hpp"
 #include "error_output.hpp"
+#include "gpuenv/ci/channel_check.hpp"
 #include "gpuenv/ci/ci_config.hpp"
 #include "gpuenv/ci/ci_matrix.hpp"
 #include "gpuenv/ci/ci_run.hpp"
 #include "gpuenv/ci/run_report.hpp"
 #include "gpuenv/ci/dockerfile.hpp"
+#include "gpuenv/ci/gpuenv_bundle.hpp"
 #include "gpuenv/util/environment.hpp"
 #include "gpuenv/util/file_io.hpp"
 #include "gpuenv/util/user_directories.hpp"
@@ -199,6 +203,82 @@ int run_ci_jobs(const RunCiArguments& arguments) {
   return result->success() ? 0 : 1;
 }
 
+// `gpuenv ci bundle DIR`: the running gpuenv with its libraries, for an
+// image whose definition has `gpuenv: {bundle: DIR}` (docs/ci.md).
+int run_bundle(const std::string& directory) {
+  std::error_code error;
+  ci::BundleRequest request;
+  request.binary = fs::read_symlink("/proc/self/exe", error);
+  if (error || fs::exists(directory, error)) {
+    return report_error(environment::make_error(
+        environment::ErrorKind::configuration,
+        request.binary.empty() ? "cannot find the running gpuenv binary (/proc/self/exe)"
+                               : fmt::format("{} exists already: remove it, or name a new folder", directory)));
+  }
+  request.on_step = [](const std::string& line) { fmt::print(stderr, "gpuenv ci bundle: {}\n", line); };
+  if (auto made = ci::make_gpuenv_bundle(request, directory); !made) return report_ci_error(made.error(), false);
+  fmt::print("{}\n", (fs::path(directory) / "gpuenv").string());
+  return 0;
+}
+
+struct CheckChannelArguments {
+  std::string channel;
+  std::vector<std::string> gpus;
+  std::string work_dir;
+  bool json = false;
+};
+
+const char* verdict_name(ci::ChannelCheckVerdict verdict) {
+  switch (verdict) {
+    case ci::ChannelCheckVerdict::passed: return "passed";
+    case ci::ChannelCheckVerdict::failed: return "FAILED";
+    case ci::ChannelCheckVerdict::skipped: return "skipped";
+  }
+  return "?";
+}
+
+// `gpuenv ci check-channel CHANNEL`: the final CI job's check (docs/ci.md).
+int run_check_channel(const CheckChannelArguments& arguments) {
+  std::error_code error;
+  ci::ChannelCheckRequest request;
+  request.channel = fs::absolute(arguments.channel).lexically_normal();
+  request.gpuenv_binary = fs::read_symlink("/proc/self/exe", error);
+  if (error) {
+    return report_error(environment::make_error(environment::ErrorKind::configuration,
+                                                "cannot find the running gpuenv binary (/proc/self/exe)"),
+                        arguments.json);
+  }
+  request.work_dir = arguments.work_dir.empty() ? fs::temp_directory_path() / fmt::format("gpuenv-check-channel-{}",
+                                                                                            ::getpid())
+                                                : fs::absolute(arguments.work_dir);
+  request.gpus = arguments.gpus;
+  request.on_step = [](const std::string& line) { fmt::print(stderr, "gpuenv ci check-channel: {}\n", line); };
+  request.on_output = [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stderr); };
+  auto results = ci::check_channel(request);
+  if (arguments.work_dir.empty()) fs::remove_all(request.work_dir, error);
+  if (!results) return report_ci_error(results.error(), arguments.json);
+  std::fflush(stderr);
+  bool failed = false;
+  json packages = json::array();
+  for (const auto& result : *results) {
+    failed = failed || result.verdict == ci::ChannelCheckVerdict::failed;
+    const auto file = result.package.subdir + "/" + result.package.file;
+    if (arguments.json) {
+      packages.push_back({{"package", file},
+                          {"spec", ci::exact_spec(result.package)},
+                          {"verdict", std::string(verdict_name(result.verdict))},
+                          {"reason", result.reason}});
+    } else {
+      fmt::print("{:<8} {}{}\n", verdict_name(result.verdict), file,
+                 result.reason.empty() ? std::string() : ": " + result.reason);
+    }
+  }
+  if (arguments.json) {
+    fmt::print("{}\n", json{{"schema_version", 1}, {"success", !failed}, {"packages", std::move(packages)}}.dump(2));
+  }
+  return failed ? 1 : 0;
+}
+
 }  // namespace
 
 void add_ci_command(CLI::App& app, Runner& run) {
@@ -227,6 +307,25 @@ void add_ci_command(CLI::App& app, Runner& run) {
                              "Write here (.github/workflows/gpuenv-packages.yml, .gitlab-ci.yml) instead of stdout");
   render_command->add_flag("--json", render->json, "Print the job matrix as JSON instead");
   render_command->callback([&run, render] { run = [render] { return run_render_ci(*render); }; });
+
+  auto bundle_directory = std::make_shared<std::string>();
+  auto* bundle_command = ci->add_subcommand(
+      "bundle", "Copy the running gpuenv and every shared library it needs but glibc's into a new folder "
+                "($ORIGIN rpath): gpuenv for an image of another Debian release");
+  bundle_command->add_option("directory", *bundle_directory, "The folder to make (build/release/gpuenv-bundle)")
+      ->required();
+  bundle_command->callback([&run, bundle_directory] { run = [bundle_directory] { return run_bundle(*bundle_directory); }; });
+
+  auto check = std::make_shared<CheckChannelArguments>();
+  auto* check_command = ci->add_subcommand(
+      "check-channel", "Install each package of an indexed channel into a fresh environment from that channel alone "
+                       "and run gpuenv doctor on it (the final job of `gpuenv ci render`)");
+  check_command->add_option("channel", check->channel, "The channel folder (indexed: gpuenv index)")->required();
+  check_command->add_option("--gpu", check->gpus,
+                            "gpuenv doctor --gpu: judge for this GPU architecture (repeatable; needed without a GPU)");
+  check_command->add_option("--work-dir", check->work_dir, "Make the environments here (default: a temporary folder)");
+  check_command->add_flag("--json", check->json, "Print JSON");
+  check_command->callback([&run, check] { run = [check] { return run_check_channel(*check); }; });
 
   auto run_arguments = std::make_shared<RunCiArguments>();
   auto* run_command = ci->add_subcommand(

@@ -57,9 +57,10 @@ const std::string kVariantFiles = "-m metadata/variants/variants.yaml -m metadat
 
 // One `gpuenv ci run` of the stencil example for one cuda_compiler_version;
 // its --json document.
-nlohmann::json run_stencil(const fs::path& output_dir, const std::string& cuda_version) {
+nlohmann::json run_stencil(const fs::path& output_dir, const std::string& cuda_version,
+                           const std::string& variant_files = kVariantFiles) {
   const auto start = std::chrono::steady_clock::now();
-  const auto ran = gpuenv_at_root("ci run recipes/examples/stencil " + kVariantFiles +
+  const auto ran = gpuenv_at_root("ci run recipes/examples/stencil " + variant_files +
                                   " --runner chroot --override-channels --variant cuda_compiler_version=" +
                                   cuda_version + " --output-dir " + shell_quote(output_dir.string()) + " --json");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -107,6 +108,39 @@ TEST(CiRunChroot, StencilBuildsAndPassesItsTestsWithCuda13And118AndNeverWithAnot
   EXPECT_EQ(ran.exit_code, 1) << ran.out << ran.err;
   EXPECT_NE(ran.out.find("image cuda11.8: the variant needs CUDA 13.0, but nvcc on the build's PATH reports release "
                          "11.8"),
+            std::string::npos)
+      << ran.out;
+  EXPECT_FALSE(fs::exists(refused_output.path() / "linux-64")) << "nothing was built";
+}
+
+// CUDA 12 from Debian 13's nvidia-cuda-toolkit 12.4 in a trixie tree, with
+// gpuenv (built on Debian 12) run from its bundle. Its trees share nothing
+// with the test above (base-trixie-..., cuda12.4-...), so the two may run at
+// once. Cold: 1.9 GB of .debs, a 5 GB tree; warm: about 15 s.
+TEST(CiRunChroot, StencilBuildsWithCuda124OnDebian13FromItsBundleAndNeverWithAnotherNvcc) {
+  REQUIRE_CHROOT_RUNNER();
+  const std::string variant_files = "-m metadata/variants/variants.yaml -m metadata/variants/cuda124.yaml";
+  gpuenv::testing::TempDirectory output;
+  const auto document = run_stencil(output.path(), "12.4", variant_files);
+  ASSERT_TRUE(document.is_object());
+  EXPECT_EQ(document["success"], true) << document.dump(2);
+  ASSERT_EQ(document["jobs"].size(), 1u) << document.dump(2);
+  const auto& job = document["jobs"][0];
+  EXPECT_EQ(job["image"], "cuda12.4");
+  ASSERT_EQ(job["packages"].size(), 1u) << job.dump(2);
+  EXPECT_NE(job["packages"][0].get<std::string>().find("-cuda124_"), std::string::npos) << job.dump(2);
+  EXPECT_GE(job["tests"].get<int>(), 2) << job.dump(2);
+  EXPECT_EQ(job["cuda_check"], "passed: 1 file with device code for 75-real;80-real;90") << job.dump(2);
+
+  // A CUDA 13.0 variant sent to this image is refused by its nvcc's release.
+  gpuenv::testing::TempDirectory refused_output;
+  const auto ran = gpuenv_at_root("ci run recipes/examples/stencil " + variant_files +
+                                  " --runner chroot --override-channels --image cuda12.4 "
+                                  "--variant cuda_compiler_version=13.0 --output-dir " +
+                                  shell_quote(refused_output.path().string()));
+  EXPECT_EQ(ran.exit_code, 1) << ran.out << ran.err;
+  EXPECT_NE(ran.out.find("image cuda12.4: the variant needs CUDA 13.0, but nvcc on the build's PATH reports release "
+                         "12.4"),
             std::string::npos)
       << ran.out;
   EXPECT_FALSE(fs::exists(refused_output.path() / "linux-64")) << "nothing was built";

@@ -5,7 +5,8 @@
 // after the jobs it needs, with their packages as channels; keeps gpuenv's
 // package and source caches between runs, keyed by image and recipe hash;
 // and uploads its output channel. A final job indexes all of them into one
-// channel and lists its packages (docs/ci.md).
+// channel, lists its packages, installs each into a fresh environment and
+// runs `gpuenv doctor` on it (docs/ci.md).
 #pragma once
 
 #include <optional>
@@ -36,8 +37,16 @@ std::string render_gitlab_ci(const CiMatrix& matrix);
 std::string build_command(const CiMatrix& matrix, const CiJob& job, std::string_view channels_root);
 // The cache variables, relative to `workspace` (a shell word).
 std::string cache_exports(std::string_view workspace);
-// The final job's check: for now the channel's packages as gpuenv sees them.
+// The final job's listing: the channel's packages as gpuenv sees them.
 std::string list_channel_command(std::string_view channel);
+// The final job's check: each package installed from the channel alone into
+// a fresh environment and judged by `gpuenv doctor` for kChannelCheckGpus;
+// the CI machine has no GPU, so CONDA_OVERRIDE_CUDA is the newest CUDA the
+// jobs build with (their packages' __cuda requirements are then met).
+std::string check_channel_command(const CiMatrix& matrix, std::string_view channel);
+// The GPUs `gpuenv doctor` judges for in the final job: Ampere and Hopper,
+// the data-centre GPUs of the CUDA 11.8 to 13.0 range.
+inline constexpr std::string_view kChannelCheckGpus[] = {"sm_80", "sm_90"};
 // The comment lines every generated file starts with.
 std::string generated_header(std::string_view provider);
 // A YAML double-quoted scalar.

@@ -73,15 +73,25 @@ std::string render_dockerfile(const ImageDefinition& image) {
   if (!image.description.empty()) text += fmt::format("# {}\n", image.description);
   text += fmt::format(
       "# Build it from the repository root, after building gpuenv:\n"
+      "{3}"
       "#   docker build -f ci-images/{0}/Dockerfile -t gpuenv/ci-{0} .\n"
       "FROM {1}\n"
       "# glibc {2}\n"
       "ENV LANG=C.UTF-8 LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive\n",
-      image.name, image.base, image.glibc);
+      image.name, image.base, image.glibc,
+      image.gpuenv_bundle.empty() ? std::string()
+                                  : fmt::format("#   build/release/gpuenv ci bundle {}\n", image.gpuenv_bundle));
   text += apt_lines(image);
   text += fmt::format("ENV CC=/usr/bin/{} CXX=/usr/bin/{}\n", image.c_compiler, image.cxx_compiler);
   for (const auto& [link, target] : compiler_links(image)) text += fmt::format("RUN ln -sf {} {}\n", target, link);
-  text += fmt::format("COPY {} /usr/local/bin/gpuenv\nRUN gpuenv --version\n", image.gpuenv_binary);
+  if (image.gpuenv_bundle.empty()) {
+    text += fmt::format("COPY {} /usr/local/bin/gpuenv\n", image.gpuenv_binary);
+  } else {
+    // The bundle's libraries are found from its own folder ($ORIGIN rpath).
+    text += fmt::format("COPY {0}/ {1}/\nRUN ln -s {1}/gpuenv /usr/local/bin/gpuenv\n", image.gpuenv_bundle,
+                        kGpuenvBundleDir);
+  }
+  text += "RUN gpuenv --version\n";
   if (image.cuda) text += toolkit_lines(*image.cuda);
   text += "WORKDIR /work\n";
   return text;

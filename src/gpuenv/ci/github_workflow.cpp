@@ -48,7 +48,7 @@ std::string render_github_workflow(const CiMatrix& matrix) {
       "permissions:\n  contents: read\n"
       "jobs:\n";
   for (const auto& job : matrix.jobs) append_job(text, matrix, job);
-  text += "  channel:\n    name: \"Channel: index and list\"\n    runs-on: ubuntu-latest\n";
+  text += "  channel:\n    name: \"Channel: index, install each package, doctor\"\n    runs-on: ubuntu-latest\n";
   if (!matrix.jobs.empty()) {
     text += "    needs:\n";
     for (const auto& job : matrix.jobs) text += fmt::format("      - {}\n", job.id);
@@ -59,9 +59,10 @@ std::string render_github_workflow(const CiMatrix& matrix) {
       "          path: channel\n          merge-multiple: true\n",
       download);
   text += "      - name: Index\n        run: gpuenv index channel\n";
-  text += fmt::format("      - name: \"Check: list the packages (gpuenv doctor-style checks come with gpuenv ci run)\"\n"
+  text += fmt::format("      - name: List the packages\n        run: {}\n", yaml_quoted(list_channel_command("$PWD/channel")));
+  text += fmt::format("      - name: \"Check: install each package from the channel alone, then gpuenv doctor\"\n"
                       "        run: {}\n",
-                      yaml_quoted(list_channel_command("$PWD/channel")));
+                      yaml_quoted(check_channel_command(matrix, "$PWD/channel")));
   text += fmt::format(
       "      - name: Upload the channel\n        uses: {}\n        with:\n          name: channel\n"
       "          path: channel\n          if-no-files-found: error\n",

@@ -34,8 +34,9 @@ std::string render_gitlab_ci(const CiMatrix& matrix) {
   text += "    - mkdir -p channel\n";
   text += fmt::format("    - {}\n", yaml_quoted("for job in channels/*/; do cp -R \"$job.\" channel/; done"));
   text += "    - gpuenv index channel\n";
-  text += "    # Check: list the packages (gpuenv doctor-style checks come with gpuenv ci run).\n";
   text += fmt::format("    - {}\n", yaml_quoted(list_channel_command("$CI_PROJECT_DIR/channel")));
+  text += "    # Check: install each package from the channel alone, then gpuenv doctor.\n";
+  text += fmt::format("    - {}\n", yaml_quoted(check_channel_command(matrix, "$CI_PROJECT_DIR/channel")));
   text += "  artifacts:\n    name: channel\n    paths:\n      - channel/\n    expire_in: 1 week\n";
   return text;
 }

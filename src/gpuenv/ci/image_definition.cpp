@@ -191,10 +191,18 @@ ImageDefinition read_definition(const YAML::Node& root, std::string_view name) {
   require(is_debian_package_name(image.cxx_compiler), "compilers.cxx", image.cxx_compiler, "a Debian package name");
   if (const auto cuda = root["cuda"]) image.cuda = read_toolkit(cuda);
   const auto gpuenv = required(root, "gpuenv", "the image definition");
-  check_keys(gpuenv, "'gpuenv'", {"binary"});
-  image.gpuenv_binary = scalar(required(gpuenv, "binary", "'gpuenv'"), "gpuenv.binary");
-  require(is_safe_relative_or_absolute_path(image.gpuenv_binary, false), "gpuenv.binary", image.gpuenv_binary,
-          "a path relative to the repository root such as build/release/gpuenv");
+  check_keys(gpuenv, "'gpuenv'", {"binary", "bundle"});
+  if (static_cast<bool>(gpuenv["binary"]) == static_cast<bool>(gpuenv["bundle"])) {
+    fail("'gpuenv' needs exactly one of 'binary' (a gpuenv file, its libraries from system_packages) and 'bundle' "
+         "(a directory made by `gpuenv ci bundle`, for a base without gpuenv's Debian libraries)");
+  }
+  for (const char* key : {"binary", "bundle"}) {
+    if (!gpuenv[key]) continue;
+    auto& path = std::string_view(key) == "binary" ? image.gpuenv_binary : image.gpuenv_bundle;
+    path = scalar(gpuenv[key], fmt::format("gpuenv.{}", key));
+    require(is_safe_relative_or_absolute_path(path, false), fmt::format("gpuenv.{}", key), path,
+            "a path relative to the repository root such as build/release/gpuenv");
+  }
   return image;
 }
 

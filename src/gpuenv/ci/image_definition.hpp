@@ -41,8 +41,18 @@ struct ImageDefinition {
   std::string c_compiler;    // Debian package and /usr/bin program ("gcc", "gcc-11")
   std::string cxx_compiler;
   std::optional<CudaToolkit> cuda;  // none for a CPU image
-  std::string gpuenv_binary;  // path in the build context copied to /usr/local/bin/gpuenv
+  // How gpuenv gets in; exactly one is set. binary: a file of the build
+  // context copied to /usr/local/bin/gpuenv (its libraries come from
+  // system_packages). bundle: a directory of the build context (gpuenv and
+  // every shared library it needs but glibc's, found through an $ORIGIN
+  // rpath: `gpuenv ci bundle DIR`) copied to /opt/gpuenv, for a base whose
+  // Debian release lacks the libraries gpuenv was linked against.
+  std::string gpuenv_binary;
+  std::string gpuenv_bundle;
 };
+
+// Where a bundle lives inside an image; /usr/local/bin/gpuenv links to its gpuenv.
+inline constexpr const char* kGpuenvBundleDir = "/opt/gpuenv";
 
 // image.yaml files are a few hundred bytes; 64 KiB is far beyond any real one.
 inline constexpr std::size_t max_image_file_bytes = 64u << 10;

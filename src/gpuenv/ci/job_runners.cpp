@@ -9,6 +9,7 @@
 #include "gpuenv/build/process_runner.hpp"
 #include "gpuenv/ci/chroot_command.hpp"
 #include "gpuenv/ci/dockerfile.hpp"
+#include "gpuenv/ci/gpuenv_bundle.hpp"
 #include "gpuenv/ci/preflight.hpp"
 #include "gpuenv/ci/rootfs_builder.hpp"
 #include "gpuenv/util/file_io.hpp"
@@ -80,6 +81,16 @@ std::vector<std::string> chroot_environment(const ImageDefinition& image) {
   }
   environment.push_back("PATH=" + path);
   return environment;
+}
+
+// The running gpuenv, bundled for an image that lacks its libraries.
+BundleRequest bundle_request_for(const CiRunRequest& request) {
+  BundleRequest bundle;
+  bundle.binary = request.gpuenv_binary;
+  bundle.gpuenv_cache_dir = request.gpuenv_cache_dir;
+  bundle.on_step = request.on_step;
+  bundle.on_output = request.on_output;
+  return bundle;
 }
 
 std::expected<std::string, CiError> run_in_image(const CiRunRequest& request, ChrootInvocation invocation,
@@ -172,9 +183,11 @@ std::expected<void, CiError> run_host_job(const CiRunRequest& request, const Job
 
 std::expected<void, CiError> run_chroot_job(const CiRunRequest& request, const JobContext& context,
                                             CiJobResult& result) {
+  auto mirror = mirror_for_image(request.mirror, *context.image);
+  if (!mirror) return std::unexpected(mirror.error());
   RootfsRequest rootfs_request;
   rootfs_request.image = *context.image;
-  rootfs_request.mirror = request.mirror;
+  rootfs_request.mirror = *mirror;
   rootfs_request.gpuenv_cache_dir = request.gpuenv_cache_dir;
   rootfs_request.on_step = request.on_step;
   rootfs_request.on_output = request.on_output;
@@ -189,20 +202,32 @@ std::expected<void, CiError> run_chroot_job(const CiRunRequest& request, const J
   ChrootInvocation invocation;
   invocation.root = rootfs->path;
   invocation.environment = chroot_environment(*context.image);
-  invocation.mounts = {BindMount{request.gpuenv_binary, kGpuenvMount, true},
-                       BindMount{context.recipe_file.parent_path(), kRecipeMount, true},
+  invocation.mounts = {BindMount{context.recipe_file.parent_path(), kRecipeMount, true},
                        BindMount{request.output_dir, kOutputMount, false}, BindMount{cache, kCacheMount, false}};
+  // What ldd must resolve inside the image: gpuenv, and a bundle's dlopened libraries.
+  std::vector<std::string> elf_files{kGpuenvMount};
+  if (context.image->gpuenv_bundle.empty()) {
+    invocation.mounts.push_back(BindMount{request.gpuenv_binary, kGpuenvMount, true});
+  } else {
+    auto bundle = ensure_gpuenv_bundle(bundle_request_for(request));
+    if (!bundle) return std::unexpected(bundle.error());
+    invocation.mounts.push_back(BindMount{*bundle, kGpuenvBundleDir, true});
+    elf_files = {std::string(kGpuenvBundleDir) + "/gpuenv"};
+    for (const auto name : kDlopenedLibraries) elf_files.push_back(fmt::format("{}/{}", kGpuenvBundleDir, name));
+  }
   const auto variant_files = mounted_variant_files(context);
   for (std::size_t index = 0; index < variant_files.size(); ++index) {
     invocation.mounts.push_back(BindMount{context.variant_files[index], variant_files[index], true});
   }
   invocation.working_directory = kOutputMount;
 
-  invocation.argv = {"ldd", kGpuenvMount};
-  const auto ldd = run_in_image(request, invocation, "ldd gpuenv in image " + context.image->name);
-  if (!ldd) return std::unexpected(ldd.error());
-  if (auto libraries = check_shared_libraries(*ldd, context.image->name); !libraries) {
-    return std::unexpected(libraries.error());
+  for (const auto& file : elf_files) {  // one at a time: the check reads the output's last lines
+    invocation.argv = {"ldd", file};
+    const auto ldd = run_in_image(request, invocation, fmt::format("ldd {} in image {}", file, context.image->name));
+    if (!ldd) return std::unexpected(ldd.error());
+    if (auto libraries = check_shared_libraries(*ldd, context.image->name); !libraries) {
+      return std::unexpected(libraries.error());
+    }
   }
   const auto wanted = variant_value(context.job->variant_arguments, "cuda_compiler_version");
   if (!wanted.empty() && wanted != "None") {
@@ -233,8 +258,14 @@ std::expected<void, CiError> run_container_job(const CiRunRequest& request, Runn
   const auto context_dir = request.gpuenv_cache_dir / "ci-context" / image.name;
   std::error_code error;
   fs::remove_all(context_dir, error);
-  fs::create_directories((context_dir / image.gpuenv_binary).parent_path(), error);
-  fs::copy_file(request.gpuenv_binary, context_dir / image.gpuenv_binary, error);
+  if (image.gpuenv_bundle.empty()) {
+    fs::create_directories((context_dir / image.gpuenv_binary).parent_path(), error);
+    fs::copy_file(request.gpuenv_binary, context_dir / image.gpuenv_binary, error);
+  } else {
+    if (auto made = make_gpuenv_bundle(bundle_request_for(request), context_dir / image.gpuenv_bundle); !made) {
+      return std::unexpected(made.error());
+    }
+  }
   if (error) {
     return std::unexpected(CiError{CiError::Kind::run, image.name,
                                    fmt::format("cannot stage {} into {}: {}", request.gpuenv_binary.string(),

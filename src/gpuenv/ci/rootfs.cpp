@@ -102,6 +102,33 @@ std::expected<DebianMirror, CiError> read_debian_mirror(const fs::path& sources_
   return debian_mirror_from_sources(*text, sources_file.string());
 }
 
+std::expected<std::string, CiError> debian_suite_of(const ImageDefinition& image) {
+  // Debian's numbered releases that debootstrap knows by codename.
+  static const std::pair<std::string_view, std::string_view> releases[] = {
+      {"11", "bullseye"}, {"12", "bookworm"}, {"13", "trixie"}, {"14", "forky"}};
+  const std::string_view prefix = "debian:";
+  if (image.base.starts_with(prefix)) {
+    const auto tag = std::string_view(image.base).substr(prefix.size());
+    for (const auto& [number, codename] : releases) {
+      if (tag == number || tag == codename) return std::string(codename);
+    }
+    if (is_suite(tag) && !std::all_of(tag.begin(), tag.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return std::string(tag);
+    }
+  }
+  return std::unexpected(CiError{CiError::Kind::invalid, image.name,
+                                 fmt::format("image {}: its base '{}' is not a Debian release (debian:12, debian:13 or "
+                                             "debian:<codename>); the chroot runner makes Debian root filesystems "
+                                             "only: use --runner podman or --runner docker",
+                                             image.name, image.base)});
+}
+
+std::expected<DebianMirror, CiError> mirror_for_image(const DebianMirror& machine, const ImageDefinition& image) {
+  auto suite = debian_suite_of(image);
+  if (!suite) return std::unexpected(suite.error());
+  return DebianMirror{machine.uri, *suite};
+}
+
 std::string base_rootfs_key(const DebianMirror& mirror) {
   return fmt::format("base-{}-{}", mirror.suite, short_hash(base_identity(mirror), 12));
 }
@@ -118,6 +145,9 @@ std::string image_rootfs_key(const ImageDefinition& image, const DebianMirror& m
                             static_cast<int>(cuda.provider), cuda.home, cuda.wheel_root, cuda.channel,
                             fmt::join(cuda.packages, " "));
   }
+  // A bundle image's /usr/local/bin/gpuenv is a link into the bundle's mount
+  // point. Only then: the keys of the other images stay what they were.
+  if (!image.gpuenv_bundle.empty()) identity += fmt::format("gpuenv bundle at {}\n", kGpuenvBundleDir);
   return fmt::format("{}-{}", image.name, short_hash(identity, 16));
 }
 

@@ -42,6 +42,17 @@ std::expected<DebianMirror, CiError> debian_mirror_from_sources(std::string_view
 // file does not exist (a machine that is not Debian).
 std::expected<DebianMirror, CiError> read_debian_mirror(const std::filesystem::path& sources_file);
 
+// The Debian release an image's base is, as debootstrap names it:
+// debian:12 -> bookworm, debian:13 -> trixie, debian:<codename> -> itself.
+// Refused, naming the image: a base that is not a Debian release (the chroot
+// runner makes Debian trees only).
+std::expected<std::string, CiError> debian_suite_of(const ImageDefinition& image);
+
+// The mirror an image's tree comes from: the machine's mirror URI (reachable
+// from here) with the image's release, so a debian:13 image gets a trixie
+// tree on a bookworm machine.
+std::expected<DebianMirror, CiError> mirror_for_image(const DebianMirror& machine, const ImageDefinition& image);
+
 // Bumped when the way a rootfs is made changes, so old caches are not reused.
 inline constexpr int rootfs_format_version = 1;
 

@@ -192,7 +192,15 @@ std::expected<void, CiError> make_image_tree(const RootfsRequest& request, const
     fs::create_directories(staging / fs::path(mount_point).relative_path(), error);
   }
   fs::create_directories(staging / "usr/local/bin", error);
-  (void)util::write_file_atomically(staging / fs::path(kGpuenvMount).relative_path(), "");
+  if (request.image.gpuenv_bundle.empty()) {
+    (void)util::write_file_atomically(staging / fs::path(kGpuenvMount).relative_path(), "");
+  } else {
+    // The bundle is mounted on kGpuenvBundleDir; its gpuenv must be run from
+    // there for its $ORIGIN rpath to find the bundled libraries.
+    fs::create_directories(staging / fs::path(kGpuenvBundleDir).relative_path(), error);
+    fs::create_symlink(std::string(kGpuenvBundleDir) + "/gpuenv", staging / fs::path(kGpuenvMount).relative_path(),
+                       error);
+  }
   std::vector<std::string> install{"apt-get", "install", "-y", "-q", "--no-install-recommends"};
   const auto packages = apt_packages(request.image);
   install.insert(install.end(), packages.begin(), packages.end());

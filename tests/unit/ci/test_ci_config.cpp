@@ -71,6 +71,12 @@ TEST(CiConfig, GithubWorkflowHasAJobPerVariantAndAFinalChannelJob) {
   EXPECT_EQ(channel["needs"].size(), 2u);
   EXPECT_EQ(channel["container"]["image"].as<std::string>(), "gpuenv/ci-cpu");
   EXPECT_NE(text.find("run: gpuenv index channel\n"), std::string::npos);
+  // Each package installed from the channel alone and judged by gpuenv doctor,
+  // with the newest CUDA the jobs build for standing in for the missing driver.
+  const auto steps = channel["steps"];
+  ASSERT_GE(steps.size(), 2u);
+  EXPECT_EQ(steps[steps.size() - 2]["run"].as<std::string>(),
+            "CONDA_OVERRIDE_CUDA='12.9' gpuenv ci check-channel \"$PWD/channel\" --gpu sm_80 --gpu sm_90");
   EXPECT_EQ(text, render_ci_config(two_jobs(), CiProvider::github));
 }
 
@@ -92,6 +98,23 @@ TEST(CiConfig, GitlabCiNeedsArtifactsAndCachesPerImageAndRecipe) {
   EXPECT_EQ(channel["stage"].as<std::string>(), "channel");
   EXPECT_FALSE(channel["needs"]);  // a later stage gets every earlier job's artifacts
   EXPECT_EQ(channel["script"][2].as<std::string>(), "gpuenv index channel");
+  EXPECT_EQ(channel["script"][4].as<std::string>(),
+            "CONDA_OVERRIDE_CUDA='12.9' gpuenv ci check-channel \"$CI_PROJECT_DIR/channel\" --gpu sm_80 --gpu sm_90");
+}
+
+TEST(CiConfig, TheChannelCheckOverridesCudaWithTheNewestVersionBuilt) {
+  auto matrix = two_jobs();
+  EXPECT_EQ(gpuenv::ci::detail::check_channel_command(matrix, "ch"),
+            "CONDA_OVERRIDE_CUDA='12.9' gpuenv ci check-channel \"ch\" --gpu sm_80 --gpu sm_90");
+  // 12.10 is newer than 12.9 (numbers, not text); None is no version.
+  matrix.jobs[0].variant_arguments = {"cuda_compiler_version=12.10"};
+  matrix.jobs.push_back(matrix.jobs[0]);
+  matrix.jobs.back().variant_arguments = {"cuda_compiler_version=None"};
+  EXPECT_EQ(gpuenv::ci::detail::check_channel_command(matrix, "ch").rfind("CONDA_OVERRIDE_CUDA='12.10' ", 0), 0u);
+  // CPU jobs only: nothing to override.
+  for (auto& job : matrix.jobs) job.variant_arguments = {"cuda_compiler_version=None"};
+  EXPECT_EQ(gpuenv::ci::detail::check_channel_command(matrix, "ch"),
+            "gpuenv ci check-channel \"ch\" --gpu sm_80 --gpu sm_90");
 }
 
 TEST(CiConfig, ProviderNamesAndPaths) {

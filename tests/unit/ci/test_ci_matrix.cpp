@@ -112,10 +112,46 @@ TEST(CiMatrix, OptInCuda118ColumnBuildsInTheCuda118Image) {
   }));
 }
 
+TEST(CiMatrix, OptInCuda124ColumnBuildsInTheDebian13Cuda124Image) {
+  auto request = repository_request();
+  request.variant_files.push_back(source_dir / "metadata/variants/cuda124.yaml");
+  auto matrix = gpuenv::ci::build_matrix(request);
+  ASSERT_TRUE(matrix) << matrix.error().message;
+  ASSERT_EQ(matrix->jobs.size(), 5u);
+  const auto cuda124 = std::find_if(matrix->jobs.begin(), matrix->jobs.end(),
+                                    [](const CiJob& job) { return variant_value(job, "cuda_compiler_version") == "12.4"; });
+  ASSERT_NE(cuda124, matrix->jobs.end());
+  EXPECT_EQ(cuda124->image, "cuda12.4");
+  EXPECT_EQ(cuda124->docker_image, "gpuenv/ci-cuda12.4");
+  EXPECT_EQ(variant_value(*cuda124, "cxx_compiler_version"), "13");
+  // No other variant goes there.
+  EXPECT_EQ(std::count_if(matrix->jobs.begin(), matrix->jobs.end(), [](const CiJob& job) { return job.image == "cuda12.4"; }),
+            1);
+}
+
+TEST(CiMatrix, ACuda124VariantNeverBuildsInAnotherImage) {
+  gpuenv::testing::TempDirectory dir;
+  for (const char* image : {"gpuenv/ci-cuda12.9", "gpuenv/ci-cuda13.0", "gpuenv/ci-cuda11.8", "gpuenv/ci-cpu"}) {
+    gpuenv::testing::write_text_file(dir.path() / "variants.yaml", std::string(R"(cuda_compiler: [cuda-nvcc]
+cuda_compiler_version: ["None", "12.4"]
+docker_image: [gpuenv/ci-cpu, )") + image + R"(]
+zip_keys: [[cuda_compiler_version, docker_image]]
+)");
+    auto request = repository_request();
+    request.variant_files = {dir.path() / "variants.yaml"};
+    auto matrix = gpuenv::ci::build_matrix(request);
+    ASSERT_FALSE(matrix) << image;
+    EXPECT_EQ(matrix.error().kind, CiError::Kind::inconsistent);
+    EXPECT_NE(matrix.error().message.find(std::string("cuda_compiler_version 12.4 would build in ") + image),
+              std::string::npos)
+        << matrix.error().message;
+  }
+}
+
 TEST(CiMatrix, RepositoryVariantFilesAndImagesAgree) {
   // Every docker_image column names an image whose toolkit is that column's
   // cuda_compiler_version, and whose glibc can run what the column targets.
-  for (const char* file : {"variants.yaml", "cuda118.yaml"}) {
+  for (const char* file : {"variants.yaml", "cuda118.yaml", "cuda124.yaml"}) {
     gpuenv::recipe::VariantConfig config;
     auto base = gpuenv::recipe::read_variant_config(source_dir / "metadata/variants/variants.yaml");
     ASSERT_TRUE(base);

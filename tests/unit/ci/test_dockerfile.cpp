@@ -87,11 +87,25 @@ TEST(Dockerfile, DebianToolkitComesFromTheEnabledComponent) {
   EXPECT_NE(text.find("grep -F 'release 11.8,'"), std::string::npos) << text;
 }
 
+TEST(Dockerfile, ABundleIsCopiedWholeAndItsGpuenvLinkedOntoPath) {
+  std::string bundled = debian_image;
+  const std::string binary = "gpuenv: {binary: build/release/gpuenv}";
+  ASSERT_NE(bundled.find(binary), std::string::npos);
+  bundled.replace(bundled.find(binary), binary.size(), "gpuenv: {bundle: build/release/gpuenv-bundle}");
+  const auto text = dockerfile_of(bundled, "cuda12.4");
+  EXPECT_NE(text.find("#   build/release/gpuenv ci bundle build/release/gpuenv-bundle\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("COPY build/release/gpuenv-bundle/ /opt/gpuenv/\n"
+                      "RUN ln -s /opt/gpuenv/gpuenv /usr/local/bin/gpuenv\nRUN gpuenv --version\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("COPY build/release/gpuenv /usr/local/bin/gpuenv"), std::string::npos) << text;
+}
+
 TEST(Dockerfile, RepositoryDockerfilesMatchTheirDefinitions) {
   // Regenerating the repository's Dockerfiles changes nothing.
   auto states = sync_dockerfiles(fs::path(GPUENV_SOURCE_DIR) / "ci-images", false);
   ASSERT_TRUE(states) << states.error().message;
-  ASSERT_EQ(states->size(), 4u);
+  ASSERT_EQ(states->size(), 5u);
   for (const auto& state : *states) {
     EXPECT_TRUE(state.up_to_date) << state.dockerfile << " is stale: run `gpuenv ci images --write`";
   }

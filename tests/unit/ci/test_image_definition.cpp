@@ -49,6 +49,28 @@ TEST(ImageDefinition, ReadsEveryField) {
   EXPECT_EQ(image->gpuenv_binary, "build/release/gpuenv");
 }
 
+TEST(ImageDefinition, GpuenvComesAsABinaryOrABundleNeverBothOrNeither) {
+  auto bundled = parse_image_definition(
+      replaced(cuda_image, "gpuenv: {binary: build/release/gpuenv}", "gpuenv: {bundle: build/release/gpuenv-bundle}"),
+      "image.yaml", "cuda12.4");
+  ASSERT_TRUE(bundled) << bundled.error().message;
+  EXPECT_EQ(bundled->gpuenv_bundle, "build/release/gpuenv-bundle");
+  EXPECT_TRUE(bundled->gpuenv_binary.empty());
+  for (const char* gpuenv : {"gpuenv: {binary: build/release/gpuenv, bundle: build/b}", "gpuenv: {}"}) {
+    auto image = parse_image_definition(replaced(cuda_image, "gpuenv: {binary: build/release/gpuenv}", gpuenv),
+                                        "image.yaml", "x");
+    ASSERT_FALSE(image) << gpuenv;
+    EXPECT_NE(image.error().message.find("exactly one of 'binary'"), std::string::npos) << image.error().message;
+  }
+  for (const char* path : {"../outside", "/abs/bundle", "build/$(reboot)"}) {
+    auto image = parse_image_definition(
+        replaced(cuda_image, "gpuenv: {binary: build/release/gpuenv}", std::string("gpuenv: {bundle: '") + path + "'}"),
+        "image.yaml", "x");
+    ASSERT_FALSE(image) << path;
+    EXPECT_NE(image.error().message.find("'gpuenv.bundle'"), std::string::npos) << image.error().message;
+  }
+}
+
 TEST(ImageDefinition, UnknownKeyIsNamed) {
   auto image = parse_image_definition(cuda_image + "entrypoint: /bin/sh\n", "image.yaml", "x");
   ASSERT_FALSE(image);
@@ -139,7 +161,7 @@ TEST(ImageDefinition, EveryRepositoryImageReads) {
   ASSERT_TRUE(images) << images.error().message;
   std::vector<std::string> names;
   for (const auto& image : *images) names.push_back(image.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda11.8", "cuda12.9", "cuda13.0"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda11.8", "cuda12.4", "cuda12.9", "cuda13.0"}));
   for (const auto& image : *images) {
     if (image.name == "cpu") {
       EXPECT_FALSE(image.cuda);

@@ -108,6 +108,39 @@ TEST(RootfsKey, WhatChangesTheTreeChangesTheKeyAndNothingElseDoes) {
             gpuenv::ci::base_rootfs_key(mirror));
 }
 
+TEST(RootfsKey, ABundleImageGetsItsOwnTree) {
+  // Its /usr/local/bin/gpuenv is a link into the bundle's mount point.
+  auto bundled = cuda_image();
+  bundled.gpuenv_binary.clear();
+  bundled.gpuenv_bundle = "build/release/gpuenv-bundle";
+  EXPECT_NE(gpuenv::ci::image_rootfs_key(bundled, DebianMirror{}), gpuenv::ci::image_rootfs_key(cuda_image(), DebianMirror{}));
+}
+
+TEST(DebianMirror, EachImageGetsItsOwnReleaseFromTheMachinesMirror) {
+  const DebianMirror machine{"http://mirror.example/debian", "bookworm"};
+  auto image = cuda_image();
+  for (const auto& [base, suite] : std::vector<std::pair<std::string, std::string>>{
+           {"debian:12", "bookworm"}, {"debian:13", "trixie"}, {"debian:trixie", "trixie"}, {"debian:sid", "sid"}}) {
+    image.base = base;
+    auto mirror = gpuenv::ci::mirror_for_image(machine, image);
+    ASSERT_TRUE(mirror) << base << ": " << mirror.error().message;
+    EXPECT_EQ(mirror->uri, machine.uri) << base;
+    EXPECT_EQ(mirror->suite, suite) << base;
+  }
+  image.base = "debian:13";
+  const auto trixie = gpuenv::ci::rootfs_paths("/cache", image, *gpuenv::ci::mirror_for_image(machine, image));
+  EXPECT_EQ(trixie.base.filename().string().rfind("base-trixie-", 0), 0u) << trixie.base;
+  image.base = "debian:12";
+  const auto bookworm = gpuenv::ci::rootfs_paths("/cache", image, *gpuenv::ci::mirror_for_image(machine, image));
+  EXPECT_EQ(bookworm.base.filename().string().rfind("base-bookworm-", 0), 0u) << bookworm.base;
+  for (const char* base : {"ubuntu:24.04", "debian:99", "debian:12-slim", "almalinux:8"}) {
+    image.base = base;
+    auto mirror = gpuenv::ci::mirror_for_image(machine, image);
+    ASSERT_FALSE(mirror) << base;
+    EXPECT_NE(mirror.error().message.find("not a Debian release"), std::string::npos) << mirror.error().message;
+  }
+}
+
 TEST(RootfsKey, StagingTreesAreHiddenBesideTheirFinalPlace) {
   const auto staging = gpuenv::ci::staging_path("/cache/ci-rootfs/cuda13.0-0123", 4242);
   EXPECT_EQ(staging, fs::path("/cache/ci-rootfs/.staging-cuda13.0-0123-4242"));

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -59,6 +60,8 @@ struct RunCiArguments {
   std::string images_dir = "ci-images";
   std::vector<std::string> channels;
   bool override_channels = false;
+  std::optional<std::string> source;
+  std::optional<std::string> source_version;
   bool json = false;
 };
 
@@ -188,6 +191,8 @@ int run_ci_jobs(const RunCiArguments& arguments) {
   request.gpuenv_cache_dir = fs::absolute(cache_dir);
   request.channels = arguments.channels;
   request.override_channels = arguments.override_channels;
+  request.source = arguments.source;
+  request.source_version = arguments.source_version;
   request.environment = util::environment_variables();
   const auto sources = env("GPUENV_CI_DEBIAN_SOURCES");
   auto mirror = ci::read_debian_mirror(sources && !sources->empty() ? fs::path(*sources)
@@ -342,9 +347,15 @@ void add_ci_command(CLI::App& app, Runner& run) {
                           "Variant files, in order (default: metadata/variants/variants.yaml)");
   run_command->add_option("--images-dir", run_arguments->images_dir, "The images folder (default: ci-images)");
   run_command->add_option("-c,--channel", run_arguments->channels,
-                          "A channel URL for the builds (repeatable; local paths are not mounted into images)");
+                          "A channel for the builds (repeatable): a name, a URL or a local directory, mounted read-only "
+                          "into the image");
   run_command->add_flag("--override-channels", run_arguments->override_channels,
                         "Use only the -c channels, not the configured ones");
+  run_command->add_option("--source", run_arguments->source,
+                          "Build from this directory or archive instead of the recipe's sources (mounted read-only; "
+                          "gpuenv build --source)");
+  run_command->add_option("--source-version", run_arguments->source_version,
+                          "Build under this version instead of the recipe's (gpuenv build --source-version)");
   run_command->add_flag("--json", run_arguments->json, "Print the jobs' results as JSON");
   run_command->callback([&run, run_arguments] { run = [run_arguments] { return run_ci_jobs(*run_arguments); }; });
 }

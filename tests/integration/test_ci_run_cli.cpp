@@ -58,11 +58,12 @@ const std::string kVariantFiles = "-m metadata/variants/variants.yaml -m metadat
 // One `gpuenv ci run` of the stencil example for one cuda_compiler_version;
 // its --json document.
 nlohmann::json run_stencil(const fs::path& output_dir, const std::string& cuda_version,
-                           const std::string& variant_files = kVariantFiles) {
+                           const std::string& variant_files = kVariantFiles, const std::string& more_arguments = "") {
   const auto start = std::chrono::steady_clock::now();
   const auto ran = gpuenv_at_root("ci run recipes/examples/stencil " + variant_files +
                                   " --runner chroot --override-channels --variant cuda_compiler_version=" +
-                                  cuda_version + " --output-dir " + shell_quote(output_dir.string()) + " --json");
+                                  cuda_version + " --output-dir " + shell_quote(output_dir.string()) + " --json " +
+                                  more_arguments);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(ran.exit_code, 0) << ran.out << "\n" << ran.err.substr(ran.err.size() > 6000 ? ran.err.size() - 6000 : 0);
   auto document = nlohmann::json::parse(ran.out, nullptr, false);
@@ -78,8 +79,16 @@ nlohmann::json run_stencil(const fs::path& output_dir, const std::string& cuda_v
 TEST(CiRunChroot, StencilBuildsAndPassesItsTestsWithCuda13And118AndNeverWithAnotherNvcc) {
   REQUIRE_CHROOT_RUNNER();
   gpuenv::testing::TempDirectory output;
+  // The CUDA 13.0 job also reads its source (--source) and an empty local
+  // channel (-c DIR) through read-only mounts.
+  gpuenv::testing::TempDirectory local_channel;
+  const auto indexed = gpuenv_at_root("index " + shell_quote(local_channel.path().string()));
+  ASSERT_EQ(indexed.exit_code, 0) << indexed.err;
+  const auto mounted_inputs = "--source " + shell_quote((source_dir / "recipes/examples/stencil/src").string()) +
+                              " -c " + shell_quote(local_channel.path().string());
   for (const auto& [cuda_version, image] : {std::pair{"13.0", "cuda13.0"}, std::pair{"11.8", "cuda11.8"}}) {
-    const auto document = run_stencil(output.path(), cuda_version);
+    const auto document = run_stencil(output.path(), cuda_version, kVariantFiles,
+                                      std::string(cuda_version) == "13.0" ? mounted_inputs : std::string());
     ASSERT_TRUE(document.is_object());
     EXPECT_EQ(document["schema_version"], 1);
     EXPECT_EQ(document["success"], true) << document.dump(2);
@@ -167,6 +176,25 @@ TEST(CiRunCli, UnknownRunnersAndVariantsAreRefused) {
   EXPECT_NE(variant.exit_code, 0);
   EXPECT_NE(variant.err.find("no variant matches --variant cuda_compiler_version=7.5"), std::string::npos)
       << variant.err;
+}
+
+// A --source or local -c that does not exist is refused before anything is
+// made or built (the chroot runner would otherwise mount a missing path).
+TEST(CiRunCli, AMissingSourceOrLocalChannelIsRefusedBeforeAnyJob) {
+  gpuenv::testing::TempDirectory output;
+  const auto missing = (output.path() / "absent").string();
+  const auto source = gpuenv_at_root("ci run recipes/examples/stencil --runner host --variant cuda_compiler_version=None"
+                                     " --output-dir " + shell_quote(output.path().string()) +
+                                     " --source " + shell_quote(missing));
+  EXPECT_EQ(source.exit_code, 1) << source.out << source.err;
+  EXPECT_NE(source.err.find("--source " + missing + ": no such file or directory"), std::string::npos) << source.err;
+  const auto channel = gpuenv_at_root("ci run recipes/examples/stencil --runner host --variant cuda_compiler_version=None"
+                                      " --output-dir " + shell_quote(output.path().string()) +
+                                      " -c " + shell_quote(missing));
+  EXPECT_EQ(channel.exit_code, 1) << channel.out << channel.err;
+  EXPECT_NE(channel.err.find("-c " + missing + ": " + missing + " is not an existing directory"), std::string::npos)
+      << channel.err;
+  EXPECT_FALSE(fs::exists(output.path() / "linux-64")) << "nothing was built";
 }
 
 }  // namespace

@@ -31,6 +31,8 @@ while [ "$1" != -- ]; do
 done
 shift
 mount -t proc proc "$root/proc"
+mkdir -p "$root/sys"
+mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$root/sys"
 mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
 for node in null zero full random urandom; do
   [ -e "$root/dev/$node" ] || : > "$root/dev/$node"

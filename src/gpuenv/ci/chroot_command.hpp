@@ -2,10 +2,12 @@
 // be without needing an engine: `unshare --mount --pid --fork` gives it its
 // own mount table and process tree (nothing it mounts or starts outlives it
 // or shows on the host), then a fixed shell script bind-mounts what the
-// command may see, mounts /proc, a tmpfs /tmp and a minimal /dev, makes the
-// root read-only when asked, and `chroot`s into it with `env -i` and only the
-// variables given. Every path and value reaches the script as a positional
-// argument, never as script text, so no input can become shell syntax.
+// command may see, mounts /proc, a read-only /sys (as container engines
+// do: UCX finds its network interfaces there), a tmpfs /tmp and a minimal
+// /dev, makes the root read-only when asked, and `chroot`s into it with
+// `env -i` and only the variables given. Every path and value reaches the
+// script as a positional argument, never as script text, so no input can
+// become shell syntax.
 #pragma once
 
 #include <expected>

@@ -115,7 +115,7 @@ void read_build_document(const fs::path& document_file, const std::string& seen_
 }
 
 CiJobResult run_job(const CiRunRequest& request, RunnerKind runner, const CiJob& job, const ImageDefinition& image,
-                    const fs::path& recipe_file) {
+                    const fs::path& recipe_file, const detail::JobInputs& inputs) {
   const auto start = Clock::now();
   CiJobResult result;
   result.id = job.id;
@@ -127,6 +127,7 @@ CiJobResult run_job(const CiRunRequest& request, RunnerKind runner, const CiJob&
   detail::JobContext context;
   context.job = &job;
   context.image = &image;
+  context.inputs = &inputs;
   context.recipe_file = recipe_file;
   for (const auto& file : request.variant_files) context.variant_files.push_back(fs::absolute(file));
   context.stdout_name = fmt::format("ci-run/{}.json", job.id);
@@ -195,6 +196,8 @@ std::expected<CiRunResult, CiError> run_ci(const CiRunRequest& request) {
   }
   auto jobs = jobs_to_run(request, recipe_file);
   if (!jobs) return std::unexpected(jobs.error());
+  auto inputs = detail::resolve_job_inputs(request);
+  if (!inputs) return std::unexpected(inputs.error());
   auto images = read_image_definitions(request.images_dir);
   if (!images) return std::unexpected(images.error());
   const auto image_named = [&images](const std::string& name) -> const ImageDefinition* {
@@ -218,7 +221,7 @@ std::expected<CiRunResult, CiError> run_ci(const CiRunRequest& request) {
   CiRunResult result;
   for (const auto& job : *jobs) {
     const auto* image = image_named(request.image.empty() ? job.image : request.image);
-    result.jobs.push_back(run_job(request, runner, job, *image, recipe_file));
+    result.jobs.push_back(run_job(request, runner, job, *image, recipe_file, *inputs));
   }
   return result;
 }

@@ -37,7 +37,9 @@ struct CiRunRequest {
   std::filesystem::path images_dir = "ci-images";
   std::filesystem::path gpuenv_binary;     // absolute: what runs the build in the image
   std::filesystem::path gpuenv_cache_dir;  // absolute: rootfs trees, each image's package and source cache
-  std::vector<std::string> channels;       // `gpuenv build -c` (URLs: local paths are not mounted)
+  std::vector<std::string> channels;       // `gpuenv build -c`: names, URLs, local directories (mounted read-only)
+  std::optional<std::string> source;       // `gpuenv build --source`: a directory or archive, mounted read-only
+  std::optional<std::string> source_version;  // `gpuenv build --source-version`
   bool override_channels = false;
   std::string target_platform = "linux-64";
   std::map<std::string, std::string, std::less<>> environment;  // this process's, for rendering and the host runner

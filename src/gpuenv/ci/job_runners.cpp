@@ -57,8 +57,10 @@ std::vector<std::string> mounted_variant_files(const JobContext& context) {
 }
 
 BuildPaths mounted_paths(const JobContext& context) {
-  return BuildPaths{"gpuenv", fmt::format("{}/{}", kRecipeMount, context.recipe_file.filename().string()),
-                    mounted_variant_files(context), kOutputMount};
+  BuildPaths paths{"gpuenv", fmt::format("{}/{}", kRecipeMount, context.recipe_file.filename().string()),
+                   mounted_variant_files(context), kOutputMount, context.inputs->channel_arguments(true), {}};
+  if (context.inputs->source) paths.source = context.inputs->source->in_image;
+  return paths;
 }
 
 // The image's package and source caches: kept between runs, one per image
@@ -112,11 +114,19 @@ std::vector<std::string> build_arguments(const CiRunRequest& request, const CiJo
     argv.push_back("--variant");
     argv.push_back(argument);
   }
-  for (const auto& channel : request.channels) {
+  for (const auto& channel : paths.channels) {
     argv.push_back("-c");
     argv.push_back(channel);
   }
   if (request.override_channels) argv.push_back("--override-channels");
+  if (!paths.source.empty()) {
+    argv.push_back("--source");
+    argv.push_back(paths.source);
+  }
+  if (request.source_version) {
+    argv.push_back("--source-version");
+    argv.push_back(*request.source_version);
+  }
   argv.push_back("--output-dir");
   argv.push_back(paths.output_dir);
   argv.push_back("--json");
@@ -169,8 +179,10 @@ std::expected<void, CiError> check_runner(const CiRunRequest& request, RunnerKin
 }
 
 std::expected<void, CiError> run_host_job(const CiRunRequest& request, const JobContext& context) {
-  BuildPaths paths{request.gpuenv_binary.string(), context.recipe_file.string(), {}, request.output_dir.string()};
+  BuildPaths paths{request.gpuenv_binary.string(), context.recipe_file.string(), {}, request.output_dir.string(),
+                   context.inputs->channel_arguments(false), {}};
   for (const auto& file : context.variant_files) paths.variant_files.push_back(file.string());
+  if (context.inputs->source) paths.source = context.inputs->source->host.string();
   const auto argv = with_stdout_to((request.output_dir / context.stdout_name).string(),
                                    build_arguments(request, *context.job, paths));
   if (request.on_step) request.on_step(fmt::format("gpuenv build {} on the host", context.recipe_file.string()));
@@ -219,6 +231,7 @@ std::expected<void, CiError> run_chroot_job(const CiRunRequest& request, const J
   for (std::size_t index = 0; index < variant_files.size(); ++index) {
     invocation.mounts.push_back(BindMount{context.variant_files[index], variant_files[index], true});
   }
+  for (const auto& mount : context.inputs->read_only_mounts()) invocation.mounts.push_back(mount);
   invocation.working_directory = kOutputMount;
 
   for (const auto& file : elf_files) {  // one at a time: the check reads the output's last lines
@@ -290,10 +303,14 @@ std::expected<void, CiError> run_container_job(const CiRunRequest& request, Runn
   for (std::size_t index = 0; index < variant_files.size(); ++index) {
     volumes.emplace_back(context.variant_files[index], variant_files[index] + ":ro");
   }
+  for (const auto& mount : context.inputs->read_only_mounts()) volumes.emplace_back(mount.source, mount.target + ":ro");
   std::vector<std::string> argv{program, "run", "--rm", "-w", kOutputMount};
   for (const auto& [source, target] : volumes) {
-    // -v splits at ':' (and podman's options at ','): such a path cannot be passed.
-    if (source.string().find_first_of(":,") != std::string::npos) {
+    // -v splits at ':' (and podman's options at ','): such a path cannot be
+    // passed. The target keeps the name of a --source as given.
+    const auto target_path = target.substr(0, target.ends_with(":ro") ? target.size() - 3 : target.size());
+    if (source.string().find_first_of(":,") != std::string::npos ||
+        target_path.find_first_of(":,") != std::string::npos) {
       return std::unexpected(CiError{CiError::Kind::invalid, source.string(),
                                      fmt::format("{} holds ':' or ',', which {} run -v cannot mount; move it",
                                                  source.string(), program)});

@@ -9,6 +9,7 @@
 
 #include "gpuenv/ci/ci_matrix.hpp"
 #include "gpuenv/ci/ci_run.hpp"
+#include "gpuenv/ci/job_inputs.hpp"
 
 namespace gpuenv::ci::detail {
 
@@ -19,11 +20,14 @@ struct BuildPaths {
   std::string recipe_file;
   std::vector<std::string> variant_files;
   std::string output_dir;
+  std::vector<std::string> channels;  // `-c`, local ones as the build sees them
+  std::string source;                 // `--source`, as the build sees it; empty: none
 };
 
 struct JobContext {
   const CiJob* job = nullptr;
   const ImageDefinition* image = nullptr;
+  const JobInputs* inputs = nullptr;                 // --source and -c, resolved
   std::filesystem::path recipe_file;                 // absolute, on the host
   std::vector<std::filesystem::path> variant_files;  // absolute, on the host
   std::string stdout_name;                           // relative to the output dir: the build's --json document

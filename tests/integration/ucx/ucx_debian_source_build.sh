@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Issue 16: recipes/ucx built for real, offline from conda-forge, from
-# Debian's ucx source (apt-get source ucx, 1.13.1) through `gpuenv build
-# --source`, as CI does when GitHub's release archive is out of reach. With a
-# CUDA 13.0 nvcc on the machine it builds the CUDA 13.0 variant (the toolkit
-# from the machine: cuda_compiler nvcc), else the CPU variant; the build runs
-# the package's tests (ucx_info -v, -d, -b). The Debian source and NVIDIA's
-# nvml.h are cached under the gpuenv cache directory, so a warm run downloads
-# nothing.
+# Debian's ucx source (apt-get source ucx, 1.13.1) through `--source`, as CI
+# does when GitHub's release archive is out of reach.
+#
+# As root with debootstrap (CI machines): in the CUDA 13 CI image, by
+#   gpuenv ci run recipes/ucx -m metadata/variants/variants.yaml -m tests/integration/ucx/image-toolkit.yaml \
+#     --variant cuda_compiler_version=13.0 --source <cache>/ucx_1.13.1.orig.tar.xz --source-version 1.13.1 \
+#     --runner chroot --override-channels
+# (the image's toolkit: NVIDIA's wheels, nvml.h included), checking the
+# package, its tests (ucx_info -v, -d, -b: check_cuda_transports.sh) and the
+# CUDA check. Elsewhere (not root, or no debootstrap) the chroot cannot run:
+# it builds on the host instead, saying so, with the machine's CUDA 13.0
+# nvcc (else the CPU variant) and NVML's header from the nvidia-nvml-dev
+# wheel. The Debian source and nvml.h are cached under the gpuenv cache
+# directory, the image's tree under <cache>/ci-rootfs, so a warm run
+# downloads nothing.
 #
 #   tests/integration/ucx/ucx_debian_source_build.sh --gpuenv build/dev/src/cli/gpuenv \
-#     [--output-dir DIR] [--variant cpu|cuda13.0|both]
+#     [--output-dir DIR] [--variant cpu|cuda13.0|both] [--runner chroot|host]
 #
 # Exit 77 (ctest: skipped) when Debian's source archive or PyPI cannot be
 # reached and CI is not set; on CI that is a failure.
@@ -18,14 +26,18 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 gpuenv=$root/build/dev/src/cli/gpuenv
 output=""
 wanted=auto
+runner=auto
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpuenv) gpuenv=$2; shift 2 ;;
     --output-dir) output=$2; shift 2 ;;
     --variant) wanted=$2; shift 2 ;;
-    *) echo "usage: $0 [--gpuenv PATH] [--output-dir DIR] [--variant cpu|cuda13.0|both]" >&2; exit 2 ;;
+    --runner) runner=$2; shift 2 ;;
+    *) echo "usage: $0 [--gpuenv PATH] [--output-dir DIR] [--variant cpu|cuda13.0|both] [--runner chroot|host]" >&2
+       exit 2 ;;
   esac
 done
+gpuenv=$(cd "$(dirname "$gpuenv")" && pwd)/$(basename "$gpuenv")
 
 ucx_debian_version=1.13.1-1
 # From Debian's signed ucx_1.13.1-1.dsc (bookworm); apt checks it too, this
@@ -74,9 +86,126 @@ if [ ! -f "$orig" ] || [ "$(sha256sum "$orig" | cut -d' ' -f1)" != "$ucx_orig_sh
 fi
 echo "Debian's ucx source: $orig"
 
-# The CUDA variant needs a CUDA 13.0 nvcc (the machine's toolkit) and NVML's
-# header and link library, which UCX's configure requires with CUDA and the
-# toolkit's wheels and /usr/local/cuda do not carry.
+# The chroot runner needs root and debootstrap; where it cannot run, the
+# host build stands in, and says so.
+if [ "$runner" = auto ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    runner=host why="not root"
+  elif ! command -v debootstrap > /dev/null && [ ! -x /usr/sbin/debootstrap ]; then
+    runner=host why="no debootstrap"
+  else
+    runner=chroot
+  fi
+  [ "$runner" = chroot ] ||
+    echo "NOTE: the chroot runner cannot run here ($why): building on the host, with this machine's toolchain, not in the CUDA 13 image"
+fi
+
+if [ "$runner" = chroot ]; then
+  case "$wanted" in
+    auto | cuda13.0) cuda_versions=(13.0) ;;
+    cpu) cuda_versions=(None) ;;
+    both) cuda_versions=(None 13.0) ;;
+    *) echo "--variant: cpu, cuda13.0 or both, not $wanted" >&2; exit 2 ;;
+  esac
+  output=${output:-$work/output}
+  mkdir -p "$output"
+  failures=0
+  for cuda_version in "${cuda_versions[@]}"; do
+    # cuda_compiler nvcc (image-toolkit.yaml): the image's toolkit, as the
+    # channels of an offline CI machine hold no CUDA packages.
+    arguments=(ci run recipes/ucx -m metadata/variants/variants.yaml -m tests/integration/ucx/image-toolkit.yaml
+               --variant "cuda_compiler_version=$cuda_version" --source "$orig" --source-version 1.13.1
+               --runner chroot --override-channels --output-dir "$output" --json)
+    echo "===== gpuenv ${arguments[*]}"
+    started=$(date +%s)
+    status=0
+    (cd "$root" && "$gpuenv" "${arguments[@]}") > "$work/ci-run-$cuda_version.json" || status=$?
+    seconds=$(( $(date +%s) - started ))
+    # The job's package, tests and CUDA check; the package's CUDA modules and
+    # what they link; the test's report on CUDA (check_cuda_transports.sh).
+    if python3 - "$work/ci-run-$cuda_version.json" "$cuda_version" "$status" "$seconds" "$output" <<'CHECK'
+import io, json, os, subprocess, sys, tarfile, tempfile, zipfile
+document_file, cuda_version, status, seconds, output = sys.argv[1:]
+problems = []
+try:
+    document = json.load(open(document_file))
+except ValueError:
+    print(open(document_file).read())
+    sys.exit(f"FAIL: gpuenv ci run printed no JSON document (exit {status})")
+jobs = document.get("jobs", [])
+if status != "0" or not document.get("success") or len(jobs) != 1:
+    print(json.dumps(document, indent=2))
+    for job in jobs:
+        if job.get("log") and os.path.exists(job["log"]):
+            print("".join(open(job["log"], errors="replace").readlines()[-60:]))
+    sys.exit(f"FAIL: gpuenv ci run (exit {status}, {seconds} s)")
+job = jobs[0]
+image = "cpu" if cuda_version == "None" else "cuda" + cuda_version
+tag = "cpu_" if cuda_version == "None" else "cuda" + cuda_version.replace(".", "") + "_"
+if job["image"] != image or job["runner"] != "chroot":
+    problems.append(f"built in image {job['image']} by {job['runner']}, expected {image} by chroot")
+packages = job.get("packages", [])
+if len(packages) != 1 or not packages[0].startswith(output):
+    problems.append(f"expected one package under {output}: {packages}")
+    package = None
+else:
+    package = packages[0]
+    name = package.rsplit("/", 1)[-1]
+    if not (name.startswith("ucx-1.13.1-") and tag in name and name.endswith(".conda")):
+        problems.append(f"{name} is not ucx 1.13.1's {tag}... build")
+if job.get("tests", 0) < (3 if cuda_version != "None" else 2):
+    problems.append(f"only {job.get('tests')} tests ran")
+if cuda_version != "None" and not job.get("cuda_check", "").startswith("passed"):
+    problems.append(f"CUDA check: {job.get('cuda_check')!r}")
+log = open(job["log"], errors="replace").read() if job.get("log") else ""
+if cuda_version != "None":
+    # check_cuda_transports.sh's verdict: with a GPU, cuda_copy and cuda_ipc
+    # are listed; without one UCX's CUDA memory domain reports no device,
+    # and HAVE_CUDA and the CUDA module are what it checked.
+    verdicts = ("ucx_info -d lists cuda_copy and cuda_ipc",
+                "no GPU here: ucx_info -d lists no CUDA transport; the CUDA module and build configuration were checked")
+    found = [line for line in verdicts if line in log]
+    if not found:
+        problems.append(f"the build log {job.get('log')} has no verdict of check_cuda_transports.sh")
+    else:
+        print("CUDA test: " + found[0])
+    if package:
+        # The CUDA module links the driver, NVML and the runtime by soname;
+        # the link stubs of the build stay behind.
+        with zipfile.ZipFile(package) as conda, tempfile.TemporaryDirectory() as scratch:
+            member = next(n for n in conda.namelist() if n.startswith("pkg-") and n.endswith(".tar.zst"))
+            tar_bytes = subprocess.run(["zstd", "-dc"], input=conda.read(member), capture_output=True, check=True).stdout
+            with tarfile.open(fileobj=io.BytesIO(tar_bytes)) as tar:
+                module = os.path.join(scratch, "libuct_cuda.so")
+                with open(module, "wb") as out:
+                    out.write(tar.extractfile("lib/ucx/libuct_cuda.so").read())
+                if any(".cuda-link-stubs" in name for name in tar.getnames()):
+                    problems.append("the package holds the build's link stubs")
+            dynamic = subprocess.run(["readelf", "-d", module],
+                                     capture_output=True, text=True, check=True).stdout
+            for soname in ("libcuda.so.1", "libnvidia-ml.so.1", "libcudart.so.13"):
+                if f"[{soname}]" not in dynamic:
+                    problems.append(f"lib/ucx/libuct_cuda.so does not link {soname}")
+            if ".cuda-link-stubs" in dynamic:
+                problems.append("lib/ucx/libuct_cuda.so's run path names the build's link stubs")
+            print("lib/ucx/libuct_cuda.so " + ", ".join(line.split()[-1] for line in dynamic.splitlines()
+                                                        if "(NEEDED)" in line or "(RUNPATH)" in line))
+if problems:
+    print(json.dumps(document, indent=2))
+    sys.exit("FAIL: " + "; ".join(problems))
+print(f"PASS  {image}: {package.rsplit('/', 1)[-1]}, {os.path.getsize(package)} bytes, "
+      f"{job['tests']} tests, CUDA check {job.get('cuda_check') or '-'}; image made in {job.get('image_seconds', 0):.0f} s, "
+      f"{seconds} s in all")
+CHECK
+    then :; else failures=$((failures + 1)); fi
+  done
+  echo "===== $failures failed"
+  exit $((failures > 0))
+fi
+
+# The host build. The CUDA variant needs a CUDA 13.0 nvcc (the machine's
+# toolkit) and NVML's header, which /usr/local/cuda does not carry; the link
+# libraries the toolkit lacks, recipes/ucx/build.sh makes.
 cuda_home=""
 for candidate in "${CUDA_HOME:-}" /usr/local/cuda-13.0 /usr/local/cuda /opt/cuda-13.0; do
   if [ -n "$candidate" ] && [ -x "$candidate/bin/nvcc" ] && "$candidate/bin/nvcc" --version 2>/dev/null | grep -q "release 13.0,"; then
@@ -99,7 +228,7 @@ fi
 [ -n "$cuda_home" ] || echo "no CUDA 13.0 nvcc on this machine: building the CPU variant only"
 
 nvml_dir=$cache/nvml-$nvml_wheel_version
-if [ -n "$cuda_home" ] && [ ! -f "$nvml_dir/lib/stubs/libnvidia-ml.so" ]; then
+if [ -n "$cuda_home" ] && [ ! -f "$nvml_dir/include/nvml.h" ]; then
   python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
     --dest "$work/wheel" "nvidia-nvml-dev==$nvml_wheel_version" > "$work/pip.log" 2>&1 ||
     unreachable "pip could not download nvidia-nvml-dev==$nvml_wheel_version ($(tail -n 1 "$work/pip.log"))"
@@ -110,16 +239,8 @@ if [ -n "$cuda_home" ] && [ ! -f "$nvml_dir/lib/stubs/libnvidia-ml.so" ]; then
     exit 1
   fi
   python3 -m zipfile -e "$wheel" "$work/wheel/unpacked"
-  rm -rf "$nvml_dir.partial" && mkdir -p "$nvml_dir.partial/include" "$nvml_dir.partial/lib/stubs"
+  rm -rf "$nvml_dir.partial" && mkdir -p "$nvml_dir.partial/include"
   cp "$work/wheel/unpacked/nvidia/cu13/include/nvml.h" "$nvml_dir.partial/include/"
-  # A link stub, as the toolkit's lib64/stubs/libnvidia-ml.so is: every
-  # function nvml.h declares, under the driver library's soname, so the
-  # linker records libnvidia-ml.so.1 and the driver's library is loaded at
-  # run time. Never installed: the package's rpaths leave the build.
-  sed -n 's/.*DECLDIR[[:space:]]\{1,\}\(nvml[A-Za-z0-9_]*\)[[:space:]]*(.*/\1/p' "$nvml_dir.partial/include/nvml.h" |
-    sort -u | awk '{ print "int " $1 "(void) { return 999; }" }' > "$work/nvml_stub.c"
-  test -s "$work/nvml_stub.c" || { echo "FAIL: no NVML function found in nvml.h of nvidia-nvml-dev $nvml_wheel_version" >&2; exit 1; }
-  "${CC:-gcc}" -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$nvml_dir.partial/lib/stubs/libnvidia-ml.so" "$work/nvml_stub.c"
   rm -rf "$nvml_dir" && mv "$nvml_dir.partial" "$nvml_dir"
 fi
 
@@ -136,7 +257,7 @@ for variant in "${variants[@]}"; do
     # cuda_compiler nvcc: the toolkit (and NVML) from the machine, as
     # conda-forge's images provided CUDA 11.8; no CUDA packages in host.
     arguments+=(--variant cuda_compiler_version=13.0 --variant cuda_compiler=nvcc)
-    build_environment=(CUDA_HOME="$cuda_home" CPPFLAGS="-I$nvml_dir/include" LDFLAGS="-L$nvml_dir/lib/stubs")
+    build_environment=(CUDA_HOME="$cuda_home" CPPFLAGS="-I$nvml_dir/include")
   fi
   echo "===== gpuenv ${arguments[*]}"
   started=$(date +%s)

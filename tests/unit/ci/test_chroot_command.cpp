@@ -36,6 +36,9 @@ TEST(ChrootCommand, UnshareRunsAFixedScriptWithEveryValueAsAnArgument) {
   }
   EXPECT_NE(script.find("exec chroot \"$root\" /usr/bin/env -i -C \"$workdir\" \"$@\""), std::string::npos);
   EXPECT_NE(script.find("mount -o remount,bind,ro \"$root\""), std::string::npos);
+  // /sys read-only, as in a container: builds and tests that list network
+  // interfaces (UCX's tcp transport) find them.
+  EXPECT_NE(script.find("mount -t sysfs -o ro,nosuid,nodev,noexec sysfs \"$root/sys\""), std::string::npos);
   const std::vector<std::string> arguments(command->begin() + static_cast<long>(head.size()) + 1, command->end());
   const std::vector<std::string> expected{"gpuenv-chroot",
                                           "/cache/ci-rootfs/cuda13.0-0123",

@@ -90,6 +90,11 @@ std::expected<void, BuildError> run_build_script(const recipe::Script& script, c
   }
   // An activated conda environment of the caller's must not leak in.
   for (const char* name : {"CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_SHLVL", "PYTHONPATH"}) variables.erase(name);
+  // Nor a git repository of the caller's: git in the script (a configure
+  // reading `git describe`) finds the source's own .git, in SRC_DIR, but never
+  // one around the work directory, such as the checkout the output sits in.
+  for (const char* name : {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"}) variables.erase(name);
+  variables["GIT_CEILING_DIRECTORIES"] = run.work_dir.string();
   const std::string inherited_path = variables.contains("PATH") ? variables["PATH"] : "/usr/bin:/bin";
   for (const auto& [name, value] : run.variables) variables[name] = value;
   variables["PATH"] = (run.build_prefix / "bin").string() + ":" + (run.host_prefix / "bin").string() + ":" +

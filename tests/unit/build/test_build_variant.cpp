@@ -272,6 +272,25 @@ TEST_F(BuildVariant, FailingScriptFailsWithTheLogsTailAndLeavesNoPackage) {
   EXPECT_FALSE(fs::exists(good->package));
 }
 
+// A recipe's own git calls (a configure script reading `git describe`, as
+// UCX's does) must not find the repository the output directory happens to
+// sit in: that gave a package the revision of gpuenv's own checkout.
+TEST_F(BuildVariant, TheBuildScriptDoesNotSeeAGitRepositoryAroundTheWorkDirectory) {
+  ASSERT_EQ(std::system(("git init -q " + gpuenv::testing::shell_quote(dir.path().string())).c_str()), 0);
+  const auto recipe = write_recipe(R"(package:
+  name: git-probe
+  version: "1.0"
+build:
+  noarch: generic
+  script:
+    - mkdir -p "$PREFIX/share/git-probe"
+    - if top=$(git rev-parse --show-toplevel 2>/dev/null); then echo "inside $top"; else echo outside; fi > "$PREFIX/share/git-probe/where.txt"
+)");
+  const auto built = build(recipe);
+  ASSERT_TRUE(built) << built.error().message;
+  EXPECT_EQ(read_file(extracted(built->package) / "share/git-probe/where.txt"), "outside\n");
+}
+
 TEST_F(BuildVariant, HostRequirementNoChannelHasIsAnEnvironmentError) {
   write_text_file(dir / "recipe/project/message.txt", "hello\n");
   std::string recipe = noarch_recipe;

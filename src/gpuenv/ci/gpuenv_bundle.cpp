@@ -91,8 +91,15 @@ std::vector<fs::path> default_library_dirs() {
           "/usr/lib64", "/lib64", "/usr/lib", "/lib"};
 }
 
-std::expected<void, CiError> make_gpuenv_bundle(const BundleRequest& request, const fs::path& directory) {
+std::expected<void, CiError> make_gpuenv_bundle(const BundleRequest& request, const fs::path& named_directory) {
   std::error_code error;
+  // ldd and patchelf run in "/": a folder named relative to the caller's
+  // working directory must reach them as the caller meant it.
+  const auto directory = fs::absolute(named_directory, error);
+  if (error) {
+    return std::unexpected(bundle_failure(request.binary, fmt::format("bundling gpuenv: cannot resolve {}: {}",
+                                                                      named_directory.string(), error.message())));
+  }
   fs::create_directories(directory, error);
   if (error) {
     return std::unexpected(bundle_failure(request.binary, fmt::format("bundling gpuenv: cannot create {}: {}",

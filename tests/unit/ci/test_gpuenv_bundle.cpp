@@ -79,6 +79,21 @@ TEST(GpuenvBundle, ABundledProgramRunsWithItsOwnLibraries) {
   EXPECT_EQ(fs::last_write_time(*again / "gpuenv"), made);
 }
 
+// `gpuenv ci bundle build/x` names a folder relative to where it runs;
+// ldd and patchelf run elsewhere ("/") and must still find the files.
+TEST(GpuenvBundle, ARelativeFolderIsBundledWhereTheCallerMeant) {
+  if (!fs::exists("/usr/bin/patchelf")) GTEST_SKIP() << "needs patchelf (scripts/setup.sh installs it)";
+  gpuenv::testing::TempDirectory dir;
+  const auto previous = fs::current_path();
+  fs::current_path(dir.path());
+  gpuenv::ci::BundleRequest request;
+  request.binary = "/usr/bin/patchelf";
+  auto made = gpuenv::ci::make_gpuenv_bundle(request, "relative/bundle");
+  fs::current_path(previous);
+  ASSERT_TRUE(made) << made.error().message;
+  EXPECT_TRUE(fs::is_regular_file(dir.path() / "relative/bundle/libstdc++.so.6"));
+}
+
 TEST(GpuenvBundle, AMissingDlopenedLibraryIsNamed) {
   gpuenv::testing::TempDirectory dir;
   gpuenv::ci::BundleRequest request;

@@ -170,12 +170,15 @@ void add_build_command(CLI::App& app, Runner& run) {
       ->required();
   sub->add_option("--output-dir", arguments->output_dir,
                   "Where packages go (<dir>/<subdir>/) and the work directories and logs (<dir>/bld/); default: output");
-  sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)");
+  sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("-m,--variant-config", arguments->variant_files,
-                  "A variants.yaml or conda_build_config.yaml (repeatable; later files win)");
+                  "A variants.yaml or conda_build_config.yaml (repeatable; later files win)")
+      ->allow_extra_args(false);
   sub->add_option("--target-platform", arguments->target_platform, "The platform to build for (default: this one)");
   sub->add_option("-c,--channel", arguments->channels.channels,
-                  "A channel for the build and host environments (repeatable; before the configured ones)");
+                  "A channel for the build and host environments (repeatable; before the configured ones)")
+      ->allow_extra_args(false);
   sub->add_flag("--override-channels", arguments->channels.override_channels,
                 "Use only the -c channels, not the configured ones");
   sub->add_option("--package-format", arguments->package_format,

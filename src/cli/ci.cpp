@@ -306,7 +306,8 @@ void add_ci_command(CLI::App& app, Runner& run) {
   render_command->add_option("--recipes", render->recipes_dir, "Where the recipe.yaml files are (default: recipes)");
   render_command->add_option("--images-dir", render->images_dir, "The images folder (default: ci-images)");
   render_command->add_option("-m,--variant-config", render->variant_files,
-                             "Variant files, in order (default: metadata/variants/variants.yaml)");
+                             "Variant files, in order (default: metadata/variants/variants.yaml)")
+      ->allow_extra_args(false);
   render_command->add_option("--target-platform", render->target_platform, "The platform built for (linux-64)");
   render_command->add_option("--output", render->output,
                              "Write here (.github/workflows/gpuenv-packages.yml, .gitlab-ci.yml) instead of stdout");
@@ -337,18 +338,21 @@ void add_ci_command(CLI::App& app, Runner& run) {
       "run", "Build and test a recipe's variants inside their CI images (chroot, podman, docker or host runner)");
   run_command->add_option("recipe", run_arguments->recipe, "A recipe.yaml, or the directory holding one")->required();
   run_command->add_option("--variant", run_arguments->variant_filters,
-                          "Only the variants with KEY=VALUE (repeatable; cuda_compiler_version=13.0)");
+                          "Only the variants with KEY=VALUE (repeatable; cuda_compiler_version=13.0)")
+      ->allow_extra_args(false);
   run_command->add_option("--image", run_arguments->image, "Build every variant in this image (ci-images/<name>)");
   run_command->add_option("--runner", run_arguments->runner,
                           "chroot (needs root and debootstrap), docker, podman or host (no isolation); default: "
                           "docker or podman when their daemon answers, else chroot");
   run_command->add_option("--output-dir", run_arguments->output_dir, "The output channel (default: output)");
   run_command->add_option("-m,--variant-config", run_arguments->variant_files,
-                          "Variant files, in order (default: metadata/variants/variants.yaml)");
+                          "Variant files, in order (default: metadata/variants/variants.yaml)")
+      ->allow_extra_args(false);
   run_command->add_option("--images-dir", run_arguments->images_dir, "The images folder (default: ci-images)");
   run_command->add_option("-c,--channel", run_arguments->channels,
                           "A channel for the builds (repeatable): a name, a URL or a local directory, mounted read-only "
-                          "into the image");
+                          "into the image")
+      ->allow_extra_args(false);
   run_command->add_flag("--override-channels", run_arguments->override_channels,
                         "Use only the -c channels, not the configured ones");
   run_command->add_option("--source", run_arguments->source,

@@ -135,9 +135,11 @@ void add_lint_command(CLI::App& app, Runner& run) {
   auto* sub = app.add_subcommand("lint", "Check recipe.yaml files for what maintainers get wrong, with the fix");
   sub->add_option("recipes", arguments->recipes, "The recipe.yaml files, or directories holding one (a variants.yaml next to each is read first)")
       ->required();
-  sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)");
+  sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("-m,--variant-config", arguments->variant_files,
-                  "A variants.yaml or conda_build_config.yaml (repeatable; later files win)");
+                  "A variants.yaml or conda_build_config.yaml (repeatable; later files win)")
+      ->allow_extra_args(false);
   sub->add_option("--target-platform", arguments->target_platform,
                   "The platform the builds are checked for (default: this one; selectors are checked on all)");
   sub->add_flag("--json", arguments->json, "Print JSON");

@@ -120,9 +120,11 @@ void add_render_command(CLI::App& app, Runner& run) {
   auto* sub = app.add_subcommand("render", "Render every variant of a recipe.yaml: variant, build string, requirements");
   sub->add_option("recipe", arguments->recipe, "The recipe.yaml, or a directory holding one (a variants.yaml next to it is read first)")
       ->required();
-  sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)");
+  sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("-m,--variant-config", arguments->variant_files,
-                  "A variants.yaml or conda_build_config.yaml (repeatable; later files win)");
+                  "A variants.yaml or conda_build_config.yaml (repeatable; later files win)")
+      ->allow_extra_args(false);
   sub->add_option("--target-platform", arguments->target_platform, "The platform to render for (default: this one)");
   sub->add_flag("--json", arguments->json, "Print JSON");
   sub->callback([&run, arguments] { run = [arguments] { return run_render(*arguments); }; });

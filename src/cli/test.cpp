@@ -70,7 +70,8 @@ void add_test_command(CLI::App& app, Runner& run) {
   sub->add_option("-p,--package-file,package", arguments->packages, "A .conda or .tar.bz2 package (repeatable)")
       ->required();
   sub->add_option("-c,--channel", arguments->channels.channels,
-                  "A channel for the test environments (repeatable; before the configured ones)");
+                  "A channel for the test environments (repeatable; before the configured ones)")
+      ->allow_extra_args(false);
   sub->add_flag("--override-channels", arguments->channels.override_channels,
                 "Use only the -c channels, not the configured ones");
   sub->add_flag("--json", arguments->json, "Print JSON (the tests' output only in the log)");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "support/run_command.hpp"
 #include "support/temp_directory.hpp"
@@ -125,6 +126,48 @@ TEST(LintCli, SeveralRecipesOneUnreadableAndUsageErrors) {
   EXPECT_EQ(usage.exit_code, 2) << usage.out << usage.err;
   const auto nothing = run_gpuenv({"lint"});
   EXPECT_EQ(nothing.exit_code, 2) << nothing.out << nothing.err;
+}
+
+
+// Issue 16: every reference recipe under recipes/ lints clean (no error, no
+// warning) with the project's own variant matrix, as maintainers run it.
+TEST(LintCli, EveryReferenceRecipeLintsCleanWithTheProjectsVariants) {
+  const fs::path source_dir = GPUENV_SOURCE_DIR;
+  std::vector<std::string> arguments{"lint", "--json", "-m", (source_dir / "metadata/variants/variants.yaml").string()};
+  std::size_t recipes = 0;
+  for (const auto& entry : fs::directory_iterator(source_dir / "recipes")) {
+    if (!fs::exists(entry.path() / "recipe.yaml")) continue;  // examples/, external-packages.yaml
+    arguments.push_back(entry.path().string());
+    ++recipes;
+  }
+  ASSERT_GE(recipes, 13u);
+  const auto result = run_gpuenv(arguments);
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  const auto report = json::parse(result.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << result.out;
+  EXPECT_EQ(report["recipes"].size(), recipes);
+  EXPECT_EQ(report["errors"], 0) << result.out;
+  EXPECT_EQ(report["warnings"], 0) << result.out;
+}
+
+
+// `--variant K=V`, `-m FILE` and `-c CHANNEL` take one value each, as in
+// rattler-build and conda-build: what follows is the recipe, not a second
+// value (`gpuenv render --variant python=3.12 recipe/` used to say "recipe is
+// required", `gpuenv lint -m v.yaml a/ b/` read a/ as a variant file).
+TEST(LintCli, RepeatableOptionsTakeOneValueEachSoRecipesMayFollow) {
+  TempDirectory dir;
+  write_text_file(dir / "libfoo/recipe.yaml", library_recipe);
+  write_text_file(dir / "libbar/recipe.yaml", library_recipe);
+  write_text_file(dir / "variants.yaml", cuda_variants);
+  const auto linted = run_gpuenv({"lint", "-m", (dir / "variants.yaml").string(), "--variant", "c_compiler_version=13",
+                                  (dir / "libfoo").string(), (dir / "libbar").string()});
+  EXPECT_EQ(linted.exit_code, 0) << linted.out << linted.err;
+  EXPECT_NE(linted.out.find("0 errors, 2 warnings"), std::string::npos) << linted.out;
+  const auto rendered = run_gpuenv({"render", "--variant", "cuda_compiler_version=13.0", "-m",
+                                    (dir / "variants.yaml").string(), (dir / "libfoo").string()});
+  EXPECT_EQ(rendered.exit_code, 0) << rendered.out << rendered.err;
+  EXPECT_NE(rendered.out.find("libfoo 1.0"), std::string::npos) << rendered.out;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "gpuenv/build/process_runner.hpp"
+#include "gpuenv/ci/rootfs.hpp"
 #include "gpuenv/package/hashing.hpp"
 
 namespace gpuenv::ci {
@@ -154,7 +155,8 @@ std::expected<fs::path, CiError> ensure_gpuenv_bundle(const BundleRequest& reque
   const auto final_path = root / ("gpuenv-" + hash);
   std::error_code error;
   if (fs::exists(final_path / "gpuenv", error)) return final_path;
-  const auto staging = root / fmt::format(".staging-gpuenv-{}-{}", hash, static_cast<long>(::getpid()));
+  remove_stale_staging(root);
+  const auto staging = staging_path(final_path, static_cast<long>(::getpid()));
   fs::remove_all(staging, error);
   if (auto made = make_gpuenv_bundle(request, staging); !made) {
     fs::remove_all(staging, error);

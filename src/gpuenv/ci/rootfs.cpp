@@ -3,7 +3,11 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <sstream>
 
 #include "gpuenv/package/hashing.hpp"
@@ -158,6 +162,27 @@ RootfsPaths rootfs_paths(const fs::path& gpuenv_cache_dir, const ImageDefinition
 
 fs::path staging_path(const fs::path& final_path, long pid) {
   return final_path.parent_path() / fmt::format(".staging-{}-{}", final_path.filename().string(), pid);
+}
+
+namespace {
+bool process_alive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; }
+}  // namespace
+
+void remove_stale_staging(const fs::path& cache_root) {
+  std::error_code error;
+  for (fs::directory_iterator it(cache_root, error), end; !error && it != end; it.increment(error)) {
+    const auto name = it->path().filename().string();
+    if (!name.starts_with(".staging-")) continue;
+    const auto dash = name.find_last_of('-');
+    const auto digits = name.substr(dash + 1, name.find('.', dash) - dash - 1);
+    long pid = 0;
+    try {
+      pid = std::stol(digits);
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (pid != ::getpid() && !process_alive(pid)) fs::remove_all(it->path(), error);
+  }
 }
 
 std::vector<std::string> debootstrap_command(const DebianMirror& mirror, const fs::path& target) {

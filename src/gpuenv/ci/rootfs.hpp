@@ -73,6 +73,11 @@ RootfsPaths rootfs_paths(const std::filesystem::path& gpuenv_cache_dir, const Im
 // file system), named after the key and this process, hidden by the dot.
 std::filesystem::path staging_path(const std::filesystem::path& final_path, long pid);
 
+// Removes the `.staging-*-<pid>` entries of `directory` whose process no
+// longer runs: what an interrupted build (a tree, a wheel folder, a bundle)
+// left behind.
+void remove_stale_staging(const std::filesystem::path& directory);
+
 // The marker written last into a complete tree; a tree without it is debris.
 inline constexpr std::string_view rootfs_marker = "gpuenv-ci-rootfs.json";
 

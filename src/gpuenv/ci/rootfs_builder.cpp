@@ -62,27 +62,6 @@ std::expected<std::string, CiError> run_in_tree(const RootfsRequest& request, co
   return run_host_command(request, what, *command);
 }
 
-bool process_alive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; }
-
-// Staging trees (and wheel folders) of processes that no longer run: what
-// an interrupted build left behind.
-void remove_stale_staging(const fs::path& cache_root) {
-  std::error_code error;
-  for (fs::directory_iterator it(cache_root, error), end; !error && it != end; it.increment(error)) {
-    const auto name = it->path().filename().string();
-    if (!name.starts_with(".staging-")) continue;
-    const auto dash = name.find_last_of('-');
-    const auto digits = name.substr(dash + 1, name.find('.', dash) - dash - 1);
-    long pid = 0;
-    try {
-      pid = std::stol(digits);
-    } catch (const std::exception&) {
-      continue;
-    }
-    if (pid != ::getpid() && !process_alive(pid)) fs::remove_all(it->path(), error);
-  }
-}
-
 std::expected<void, CiError> finish_tree(const RootfsRequest& request, const fs::path& staging,
                                          const fs::path& final_path, double seconds) {
   const nlohmann::json marker{{"key", final_path.filename().string()},

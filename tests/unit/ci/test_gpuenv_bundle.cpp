@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -92,6 +93,25 @@ TEST(GpuenvBundle, ARelativeFolderIsBundledWhereTheCallerMeant) {
   fs::current_path(previous);
   ASSERT_TRUE(made) << made.error().message;
   EXPECT_TRUE(fs::is_regular_file(dir.path() / "relative/bundle/libstdc++.so.6"));
+}
+
+// A bundle an interrupted run was making is removed by the next run, a
+// bundle another running process is making is left alone.
+TEST(GpuenvBundle, StagingFoldersOfDeadRunsAreRemoved) {
+  if (!fs::exists("/usr/bin/patchelf")) GTEST_SKIP() << "needs patchelf (scripts/setup.sh installs it)";
+  gpuenv::testing::TempDirectory dir;
+  const auto bundles = dir.path() / "cache/ci-bundle";
+  const auto dead = bundles / ".staging-gpuenv-0123456789abcdef-999999999";  // above any pid_max
+  const auto running = bundles / (".staging-gpuenv-0123456789abcdef-" + std::to_string(::getppid()));
+  fs::create_directories(dead / "half");
+  fs::create_directories(running);
+  gpuenv::ci::BundleRequest request;
+  request.binary = "/usr/bin/patchelf";
+  request.gpuenv_cache_dir = dir.path() / "cache";
+  auto bundle = gpuenv::ci::ensure_gpuenv_bundle(request);
+  ASSERT_TRUE(bundle) << bundle.error().message;
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(running));
 }
 
 TEST(GpuenvBundle, AMissingDlopenedLibraryIsNamed) {

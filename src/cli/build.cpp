@@ -17,9 +17,9 @@
 #include "channel_setup.hpp"
 #include "command.hpp"
 #include "error_output.hpp"
-#include "gpuenv/build/build_plan.hpp"
-#include "gpuenv/build/build_recipe.hpp"
-#include "gpuenv/build/package_format.hpp"
+#include "gpuenv/builder/build_plan.hpp"
+#include "gpuenv/builder/build_recipe.hpp"
+#include "gpuenv/builder/package_format.hpp"
 #include "gpuenv/recipe/render.hpp"
 #include "gpuenv/specs/platform.hpp"
 

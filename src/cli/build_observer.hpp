@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpuenv/build/build_variant.hpp"
+#include "gpuenv/builder/build_variant.hpp"
 #include "terminal_reporter.hpp"
 
 namespace gpuenv::cli {

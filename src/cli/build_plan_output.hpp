@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "gpuenv/build/build_plan.hpp"
+#include "gpuenv/builder/build_plan.hpp"
 
 namespace gpuenv::cli {
 

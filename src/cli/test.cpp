@@ -15,7 +15,7 @@
 #include "channel_setup.hpp"
 #include "command.hpp"
 #include "error_output.hpp"
-#include "gpuenv/build/package_tests.hpp"
+#include "gpuenv/builder/package_tests.hpp"
 #include "gpuenv/specs/platform.hpp"
 
 namespace gpuenv::cli {

@@ -9,7 +9,7 @@
 #include <system_error>
 #include <tuple>
 
-#include "gpuenv/build/process_runner.hpp"
+#include "gpuenv/builder/process_runner.hpp"
 #include "gpuenv/specs/match_spec.hpp"
 #include "gpuenv/util/file_io.hpp"
 

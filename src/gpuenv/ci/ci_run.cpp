@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "gpuenv/build/process_runner.hpp"
+#include "gpuenv/builder/process_runner.hpp"
 #include "gpuenv/ci/image_definition.hpp"
 #include "gpuenv/ci/job_runners.hpp"
 #include "gpuenv/util/file_io.hpp"

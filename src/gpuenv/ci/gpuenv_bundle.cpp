@@ -10,7 +10,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "gpuenv/build/process_runner.hpp"
+#include "gpuenv/builder/process_runner.hpp"
 #include "gpuenv/ci/rootfs.hpp"
 #include "gpuenv/package/hashing.hpp"
 

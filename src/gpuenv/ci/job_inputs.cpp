@@ -4,7 +4,7 @@
 
 #include <system_error>
 
-#include "gpuenv/build/source_override.hpp"
+#include "gpuenv/builder/source_override.hpp"
 #include "gpuenv/net/file_url.hpp"
 #include "gpuenv/specs/channel.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <system_error>
 
-#include "gpuenv/build/process_runner.hpp"
+#include "gpuenv/builder/process_runner.hpp"
 #include "gpuenv/ci/chroot_command.hpp"
 #include "gpuenv/ci/dockerfile.hpp"
 #include "gpuenv/ci/gpuenv_bundle.hpp"

@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "gpuenv/build/cuda_toolkit.hpp"
+#include "gpuenv/builder/cuda_toolkit.hpp"
 
 namespace gpuenv::ci {
 

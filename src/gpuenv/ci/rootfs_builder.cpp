@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "gpuenv/build/process_runner.hpp"
+#include "gpuenv/builder/process_runner.hpp"
 #include "gpuenv/ci/chroot_command.hpp"
 #include "gpuenv/ci/preflight.hpp"
 #include "gpuenv/util/file_io.hpp"

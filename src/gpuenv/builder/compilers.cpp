@@ -1,0 +1,69 @@
+#include "gpuenv/builder/compilers.hpp"
+
+#include <algorithm>
+
+#include "gpuenv/builder/process_runner.hpp"
+
+namespace gpuenv::build {
+
+namespace {
+
+std::string package_name(const std::string& spec) {
+  const auto end = spec.find_first_of(" =<>!~[");
+  return spec.substr(0, end);
+}
+
+std::string variant_text(const recipe::Variant& variant, const std::string& key) {
+  const auto found = variant.find(key);
+  return found == variant.end() ? std::string() : found->second.display();
+}
+
+}  // namespace
+
+BuildRequirementSplit split_build_requirements(const std::vector<std::string>& specs,
+                                               const recipe::Variant& variant, const std::string& target_platform) {
+  std::vector<std::string> c_names = {"gcc", "clang"};
+  std::vector<std::string> cxx_names = {"gxx", "clangxx"};
+  if (const auto c = variant_text(variant, "c_compiler"); !c.empty()) c_names.push_back(c);
+  if (const auto cxx = variant_text(variant, "cxx_compiler"); !cxx.empty()) cxx_names.push_back(cxx);
+  // "cuda" is what compiler('cuda') renders to when the variant names no cuda_compiler.
+  std::vector<std::string> cuda_names = {"cuda-nvcc", "nvcc", "cuda"};
+  if (const auto cuda = variant_text(variant, "cuda_compiler"); !cuda.empty()) cuda_names.push_back(cuda);
+  const auto is_one_of = [&](const std::string& name, const std::vector<std::string>& bases) {
+    return std::any_of(bases.begin(), bases.end(),
+                       [&](const std::string& base) { return name == base + "_" + target_platform; });
+  };
+  BuildRequirementSplit split;
+  for (const auto& spec : specs) {
+    const auto name = package_name(spec);
+    if (is_one_of(name, c_names)) {
+      split.compilers.push_back({CompilerLanguage::c, spec});
+    } else if (is_one_of(name, cxx_names)) {
+      split.compilers.push_back({CompilerLanguage::cxx, spec});
+    } else if (is_one_of(name, cuda_names)) {
+      split.compilers.push_back({CompilerLanguage::cuda, spec});
+    } else {
+      split.others.push_back(spec);
+    }
+  }
+  return split;
+}
+
+std::optional<std::map<std::string, std::string>> machine_compilers(const std::vector<CompilerRequirement>& compilers,
+                                                                    const std::string& path, std::string& missing) {
+  std::map<std::string, std::string> variables;
+  for (const auto& compiler : compilers) {
+    if (compiler.language == CompilerLanguage::cuda) continue;
+    const bool is_c = compiler.language == CompilerLanguage::c;
+    const std::string program = is_c ? "gcc" : "g++";
+    const auto found = find_on_path(program, path);
+    if (found.empty()) {
+      missing = program;
+      return std::nullopt;
+    }
+    variables[is_c ? "CC" : "CXX"] = found;
+  }
+  return variables;
+}
+
+}  // namespace gpuenv::build

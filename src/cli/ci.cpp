@@ -25,6 +25,7 @@
 #include "gpuenv/ci/gpuenv_bundle.hpp"
 #include "gpuenv/util/environment.hpp"
 #include "gpuenv/util/file_io.hpp"
+#include "gpuenv/util/subprocess.hpp"
 #include "gpuenv/util/user_directories.hpp"
 
 namespace gpuenv::cli {
@@ -176,13 +177,9 @@ int run_ci_jobs(const RunCiArguments& arguments) {
   } else {
     request.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
   }
-  std::error_code error;
-  request.gpuenv_binary = fs::read_symlink("/proc/self/exe", error);
-  if (error) {
-    return report_error(environment::make_error(environment::ErrorKind::configuration,
-                                                "cannot find the running gpuenv binary (/proc/self/exe): " +
-                                                    error.message()));
-  }
+  auto binary = util::running_executable();
+  if (!binary) return report_error(environment::make_error(environment::ErrorKind::configuration, binary.error()));
+  request.gpuenv_binary = *binary;
   const auto cache_dir = util::resolve_user_directories(env).cache_dir;
   if (cache_dir.empty()) {
     return report_error(environment::make_error(environment::ErrorKind::configuration,
@@ -212,14 +209,14 @@ int run_ci_jobs(const RunCiArguments& arguments) {
 // image whose definition has `gpuenv: {bundle: DIR}` (docs/ci.md).
 int run_bundle(const std::string& directory) {
   std::error_code error;
-  ci::BundleRequest request;
-  request.binary = fs::read_symlink("/proc/self/exe", error);
-  if (error || fs::exists(directory, error)) {
+  auto binary = util::running_executable();
+  if (!binary || fs::exists(directory, error)) {
     return report_error(environment::make_error(
         environment::ErrorKind::configuration,
-        request.binary.empty() ? "cannot find the running gpuenv binary (/proc/self/exe)"
-                               : fmt::format("{} exists already: remove it, or name a new folder", directory)));
+        !binary ? binary.error() : fmt::format("{} exists already: remove it, or name a new folder", directory)));
   }
+  ci::BundleRequest request;
+  request.binary = *binary;
   request.on_step = [](const std::string& line) { fmt::print(stderr, "gpuenv ci bundle: {}\n", line); };
   if (auto made = ci::make_gpuenv_bundle(request, directory); !made) return report_ci_error(made.error(), false);
   fmt::print("{}\n", (fs::path(directory) / "gpuenv").string());
@@ -247,12 +244,11 @@ int run_check_channel(const CheckChannelArguments& arguments) {
   std::error_code error;
   ci::ChannelCheckRequest request;
   request.channel = fs::absolute(arguments.channel).lexically_normal();
-  request.gpuenv_binary = fs::read_symlink("/proc/self/exe", error);
-  if (error) {
-    return report_error(environment::make_error(environment::ErrorKind::configuration,
-                                                "cannot find the running gpuenv binary (/proc/self/exe)"),
-                        arguments.json);
+  auto binary = util::running_executable();
+  if (!binary) {
+    return report_error(environment::make_error(environment::ErrorKind::configuration, binary.error()), arguments.json);
   }
+  request.gpuenv_binary = *binary;
   request.work_dir = arguments.work_dir.empty() ? fs::temp_directory_path() / fmt::format("gpuenv-check-channel-{}",
                                                                                             ::getpid())
                                                 : fs::absolute(arguments.work_dir);

@@ -12,6 +12,7 @@
 #include "gpuenv/environment/activation.hpp"
 #include "gpuenv/environment/installed_environment.hpp"
 #include "gpuenv/environment/shell_integration.hpp"
+#include "gpuenv/util/subprocess.hpp"
 #include "prefix_arguments.hpp"
 
 namespace gpuenv::cli {
@@ -24,9 +25,8 @@ struct ShellArguments {
 };
 
 std::string this_program() {
-  std::error_code error;
-  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::string("gpuenv") : path.string();
+  const auto path = util::running_executable();
+  return path ? path->string() : std::string("gpuenv");
 }
 
 int print_changes(const environment::EnvironmentChanges& changes) {

@@ -142,4 +142,14 @@ std::string describe_signal(int signal) {
   return text;
 }
 
+std::expected<std::filesystem::path, std::string> running_executable() {
+  std::error_code error;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) {
+    return std::unexpected("cannot find the running gpuenv binary through /proc/self/exe (" + error.message() +
+                           "): run gpuenv where /proc is mounted");
+  }
+  return path;
+}
+
 }  // namespace gpuenv::util

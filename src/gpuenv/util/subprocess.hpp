@@ -7,6 +7,8 @@
 #pragma once
 
 #include <chrono>
+#include <expected>
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -45,5 +47,9 @@ bool write_all(int fd, std::string_view text);
 
 // "SIGSEGV (Segmentation fault)" for 11, and so on.
 std::string describe_signal(int signal);
+
+// The running program's own file (/proc/self/exe), which gpuenv hands to
+// what it starts (CI jobs, activation hooks); the error says why not.
+std::expected<std::filesystem::path, std::string> running_executable();
 
 }  // namespace gpuenv::util

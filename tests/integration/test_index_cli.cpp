@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/test_http_server.hpp"
 #include "test_install_support.hpp"
 
 namespace {
@@ -93,6 +94,34 @@ TEST(IndexCli, CreateReadsTheShardsItWrote) {
   const auto created = machine.gpuenv("create", prefix, {"app"});
   ASSERT_EQ(created.exit_code, 0) << created.err << created.out;
   EXPECT_EQ(installed_dists(prefix), (Dists{"app-1.0-h1_0", "libdep-2.0-h0_0"}));
+}
+
+// Over HTTP a warm create answers from the cached shards while their
+// indexes are revalidated alongside the solve; when the channel changed
+// meanwhile, the answer comes from the new repodata.
+TEST(IndexCli, AWarmCreateOverHttpSeesTheReindexedChannel) {
+  IndexedChannelMachine machine;
+  ASSERT_EQ(machine.index().exit_code, 0);
+  gpuenv::testing::TestHttpServer server(machine.channel_dir().parent_path());
+  server.set_cache_control("public, max-age=0");  // every run asks
+  const std::string url = server.url("/" + machine.channel_dir().filename().string());
+  const auto dry_run = [&] {
+    return run_gpuenv({"create", "-p", (machine / "env").string(), "-c", url, "--override-channels", "--dry-run",
+                       "--json", "libdep"},
+                      machine.env());
+  };
+  const auto cold = dry_run();
+  ASSERT_EQ(cold.exit_code, 0) << cold.err << cold.out;
+  EXPECT_EQ(linked(parse_json(cold)), (std::vector<std::string>{"libdep 2.0 h0_0"}));
+  const auto warm = dry_run();
+  ASSERT_EQ(warm.exit_code, 0) << warm.err << warm.out;
+  EXPECT_EQ(warm.out, cold.out);
+
+  PackageBuilder("libdep", "3.0", "h0_0").file("share/libdep/VERSION", "3.0\n").write(machine.channel_dir() / "linux-64");
+  ASSERT_EQ(machine.index().exit_code, 0);
+  const auto changed = dry_run();
+  ASSERT_EQ(changed.exit_code, 0) << changed.err << changed.out;
+  EXPECT_EQ(linked(parse_json(changed)), (std::vector<std::string>{"libdep 3.0 h0_0"}));
 }
 
 TEST(IndexCli, ReindexingAddsNewAndDropsRemovedPackages) {

@@ -22,7 +22,8 @@ std::expected<solver::ChannelLoadResult, Error> load_channels_for(solver::Packag
                                                                  const std::vector<specs::MatchSpec>& specs,
                                                                  const std::vector<std::string>& file_channels,
                                                                  Reach reach, Reporter& reporter,
-                                                                 std::vector<std::string> installed_names) {
+                                                                 std::vector<std::string> installed_names,
+                                                                 Revalidation revalidation) {
   auto channels = channels_for(settings, specs, file_channels);
   if (!channels) return std::unexpected(channels.error());
   solver::ChannelLoadOptions options;
@@ -38,6 +39,7 @@ std::expected<solver::ChannelLoadResult, Error> load_channels_for(solver::Packag
   options.reachable_from = specs;
   options.follow_dependencies = reach == Reach::dependency_closure;
   options.installed_names = std::move(installed_names);
+  options.revalidate_alongside = revalidation == Revalidation::alongside_solving;
   auto loaded = solver::load_channels(database, options);
   if (!loaded) return std::unexpected(make_error(ErrorKind::channel, loaded.error()));
   for (const auto& warning : loaded->warnings) reporter.warning(warning);

@@ -15,6 +15,13 @@
 
 namespace gpuenv::environment {
 
+// When the server is asked whether cached repodata is current.
+enum class Revalidation {
+  before_loading,      // then load (a search)
+  alongside_solving,   // load from the cache at once; the caller must ask
+                       // ChannelLoadResult::revalidation before using the result
+};
+
 enum class Reach {
   dependency_closure,  // the specs' names and everything they can depend on (a solve)
   named_only,          // the specs' own names (a search)
@@ -41,6 +48,7 @@ std::expected<solver::ChannelLoadResult, Error> load_channels_for(solver::Packag
                                                                  const std::vector<specs::MatchSpec>& specs,
                                                                  const std::vector<std::string>& file_channels,
                                                                  Reach reach, Reporter& reporter,
-                                                                 std::vector<std::string> installed_names = {});
+                                                                 std::vector<std::string> installed_names = {},
+                                                                 Revalidation revalidation = Revalidation::before_loading);
 
 }  // namespace gpuenv::environment

@@ -147,16 +147,29 @@ void keep_only_removed_and_dependents(solver::Solution& solution, const std::vec
   std::erase_if(solution.unlink, [&](const specs::PackageRecord& record) { return !removed.contains(record.name); });
 }
 
-// Loads the channels the request's specs can reach (unless nothing needs
-// them), surveys the machine and solves.
-std::expected<void, Error> solve_into(Plan& plan, const Settings& settings, const std::vector<std::string>& file_channels,
-                                      const std::vector<specs::PackageRecord>& installed,
-                                      solver::SolveRequest request, bool load_channels, Reporter& reporter) {
-  auto pins = pins_for(settings, plan.prefix);
-  if (!pins) return std::unexpected(pins.error());
-  request.channel_priority = settings.channel_priority;
-  request.pins.insert(request.pins.end(), pins->begin(), pins->end());
+// The virtual packages of this machine (CUDA detection through its cache,
+// CONDA_OVERRIDE_* honoured), or of the platform named.
+system::MachineDescription survey_machine(const Settings& settings, Reporter& reporter) {
+  system::SurveyOptions survey_options;
+  survey_options.program_version = GPUENV_VERSION;
+  const auto survey = system::survey_system(settings.env, survey_options);
+  for (const auto& warning : survey.warnings) reporter.warning(warning);
+  auto machine = machine_for(survey, settings.platform);
+  auto& virtual_packages = machine.virtual_packages;
+  virtual_packages.insert(virtual_packages.end(), settings.extra_virtual_packages.begin(),
+                          settings.extra_virtual_packages.end());
+  std::sort(virtual_packages.begin(), virtual_packages.end(),
+            [](const auto& left, const auto& right) { return left.name < right.name; });
+  return machine;
+}
 
+// Loads the channels the request's specs can reach (unless nothing needs
+// them) and solves for plan.machine.
+std::expected<void, Error> load_and_solve(Plan& plan, const Settings& settings,
+                                          const std::vector<std::string>& file_channels,
+                                          const std::vector<specs::PackageRecord>& installed,
+                                          const solver::SolveRequest& request, bool load_channels,
+                                          Revalidation revalidation, Reporter& reporter) {
   solver::PackageDatabase database;
   if (load_channels) {
     std::vector<specs::MatchSpec> named = request.install;
@@ -164,22 +177,10 @@ std::expected<void, Error> solve_into(Plan& plan, const Settings& settings, cons
     std::vector<std::string> installed_names;
     for (const auto& record : installed) installed_names.push_back(record.name);
     auto loaded = load_channels_for(database, settings, named, file_channels, Reach::dependency_closure, reporter,
-                                    std::move(installed_names));
+                                    std::move(installed_names), revalidation);
     if (!loaded) return std::unexpected(loaded.error());
     plan.loaded = std::move(*loaded);
   }
-  // The virtual packages of this machine (CUDA detection through its cache,
-  // CONDA_OVERRIDE_* honoured), or of the platform named.
-  system::SurveyOptions survey_options;
-  survey_options.program_version = GPUENV_VERSION;
-  const auto survey = system::survey_system(settings.env, survey_options);
-  for (const auto& warning : survey.warnings) reporter.warning(warning);
-  plan.machine = machine_for(survey, settings.platform);
-  auto& virtual_packages = plan.machine.virtual_packages;
-  virtual_packages.insert(virtual_packages.end(), settings.extra_virtual_packages.begin(),
-                          settings.extra_virtual_packages.end());
-  std::sort(virtual_packages.begin(), virtual_packages.end(),
-            [](const auto& left, const auto& right) { return left.name < right.name; });
   database.set_installed(installed, plan.machine.virtual_packages);
 
   auto solution = solver::solve(database, request, solver_facts(plan.machine));
@@ -189,6 +190,59 @@ std::expected<void, Error> solve_into(Plan& plan, const Settings& settings, cons
     return std::unexpected(std::move(error));
   }
   plan.solution = std::move(*solution);
+  return {};
+}
+
+// A second load_and_solve repeats what the first told the user (skipped
+// records, a channel's message, which CEP 48 says to show once): nothing is
+// told twice.
+class UnrepeatedReporter final : public Reporter {
+ public:
+  explicit UnrepeatedReporter(Reporter& inner) : inner_(inner) {}
+  void warning(std::string_view message) override {
+    if (told_.insert(std::string(message)).second) inner_.warning(message);
+  }
+  void notice(std::string_view message) override {
+    if (told_.insert(std::string(message)).second) inner_.notice(message);
+  }
+  std::size_t subdir_started(std::string label) override { return inner_.subdir_started(std::move(label)); }
+  void subdir_received(std::size_t id, std::uint64_t bytes) override { inner_.subdir_received(id, bytes); }
+  void subdir_finished(std::size_t id, std::string_view outcome) override { inner_.subdir_finished(id, outcome); }
+  void package_step(PackageStep step, const specs::PackageRecord& package) override {
+    inner_.package_step(step, package);
+  }
+  void transaction_progress(const TransactionProgress& progress) override { inner_.transaction_progress(progress); }
+  void transaction_finished() override { inner_.transaction_finished(); }
+
+ private:
+  Reporter& inner_;
+  std::set<std::string> told_;
+};
+
+// Surveys the machine, loads the channels and solves. A warm cache is used
+// at once while the server is asked whether it is still current (one round
+// trip saved); when it is not, everything is loaded and solved again.
+std::expected<void, Error> solve_into(Plan& plan, const Settings& settings, const std::vector<std::string>& file_channels,
+                                      const std::vector<specs::PackageRecord>& installed,
+                                      solver::SolveRequest request, bool load_channels, Reporter& reporter) {
+  auto pins = pins_for(settings, plan.prefix);
+  if (!pins) return std::unexpected(pins.error());
+  request.channel_priority = settings.channel_priority;
+  request.pins.insert(request.pins.end(), pins->begin(), pins->end());
+  // Before loading: CUDA detection may fork, which it must not do while the
+  // revalidation's thread runs.
+  plan.machine = survey_machine(settings, reporter);
+
+  UnrepeatedReporter told_once(reporter);
+  auto solved = load_and_solve(plan, settings, file_channels, installed, request, load_channels,
+                               Revalidation::alongside_solving, told_once);
+  if (plan.loaded.revalidation && !plan.loaded.revalidation->still_current()) {
+    plan.loaded = {};
+    plan.solution = {};
+    solved = load_and_solve(plan, settings, file_channels, installed, request, load_channels,
+                            Revalidation::before_loading, told_once);
+  }
+  if (!solved) return std::unexpected(solved.error());
   // The environment after the change, for what the conditions were decided on.
   std::vector<specs::PackageRecord> after;
   for (const auto& record : installed) {

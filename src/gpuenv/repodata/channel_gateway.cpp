@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 #include <optional>
 
 #include "gpuenv/repodata/fetch.hpp"
+#include "gpuenv/repodata/shard_cache.hpp"
+#include "gpuenv/repodata/shard_index_fetch.hpp"
 #include "gpuenv/repodata/sharded_fetch.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 
@@ -83,19 +86,24 @@ std::expected<std::vector<std::optional<ShardedSubdir>>, std::string> fetch_shar
   return std::move(sharded->subdirs);
 }
 
-}  // namespace
+FetchOptions fetch_options_for(const GatewayRequest& request) {
+  FetchOptions options;
+  options.cache_dir = request.cache_dir;
+  options.offline = request.offline;
+  options.observer = request.observer;
+  options.client = request.client;
+  return options;
+}
 
-std::expected<FetchedChannels, std::string> fetch_channels(const GatewayRequest& request) {
-  auto planned = plan_subdirs(request);
-  if (!planned) return std::unexpected(planned.error());
-
+// `just_revalidated`: subdir URLs whose shard index was found current a
+// moment ago (FetchOptions::just_revalidated).
+std::expected<FetchedChannels, std::string> fetch_planned(const GatewayRequest& request,
+                                                          const std::vector<PlannedSubdir>& planned,
+                                                          std::vector<std::string> just_revalidated) {
   std::vector<RepodataRequest> requests;
-  for (const auto& item : *planned) requests.push_back({item.fetch_url, item.source.channel_name});
-  FetchOptions fetch_options;
-  fetch_options.cache_dir = request.cache_dir;
-  fetch_options.offline = request.offline;
-  fetch_options.observer = request.observer;
-  fetch_options.client = request.client;
+  for (const auto& item : planned) requests.push_back({item.fetch_url, item.source.channel_name});
+  FetchOptions fetch_options = fetch_options_for(request);
+  fetch_options.just_revalidated = std::move(just_revalidated);
 
   auto sharded = fetch_shards_if_asked(request, requests, fetch_options);
   if (!sharded) return std::unexpected(sharded.error());
@@ -107,8 +115,8 @@ std::expected<FetchedChannels, std::string> fetch_channels(const GatewayRequest&
 
   FetchedChannels result;
   std::size_t next_unsharded = 0;
-  for (std::size_t i = 0; i < planned->size(); ++i) {
-    const auto& item = (*planned)[i];
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    const auto& item = planned[i];
     if (const auto& shards = (*sharded)[i]) {
       result.subdirs.push_back({item.source, shards->json, shards->source_url, true});
       continue;
@@ -128,7 +136,7 @@ std::expected<FetchedChannels, std::string> fetch_channels(const GatewayRequest&
     result.subdirs.push_back({item.source, outcome->json_path,
                               outcome->source_url.empty() ? outcome->json_path.string() : outcome->source_url});
   }
-  for (const auto& item : *planned) {
+  for (const auto& item : planned) {
     const auto& credentials = item.credentials;
     if (credentials.user_password.empty() && credentials.token.empty()) continue;
     const bool known = std::any_of(result.credentials.begin(), result.credentials.end(),
@@ -136,6 +144,100 @@ std::expected<FetchedChannels, std::string> fetch_channels(const GatewayRequest&
     if (!known) result.credentials.push_back(credentials);
   }
   return result;
+}
+
+// The background half of revalidate_alongside. It never writes the cache
+// while the caller reads it: a 304's new freshness is recorded by
+// still_current(), on the caller's thread.
+class BackgroundRevalidation final : public IndexRevalidation {
+ public:
+  BackgroundRevalidation(std::vector<ShardIndexSource> sources, FetchOptions options)
+      : sources_(std::move(sources)), cache_(options.cache_dir / "shards") {
+    answers_ = std::async(std::launch::async, [this, options = std::move(options)] {
+      net::HttpClient client(net::HttpClientOptions{options.client, sources_.size()});
+      return revalidate_cached_shard_indexes(sources_, cache_, options, ShardLimits{}.max_compressed_bytes, client);
+    });
+  }
+  ~BackgroundRevalidation() override {
+    if (answers_.valid()) answers_.wait();
+  }
+
+  bool still_current() override {
+    if (current_) return *current_;
+    const auto checks = answers_.get();
+    current_ = std::all_of(checks.begin(), checks.end(), [](const CachedIndexCheck& check) { return check.current; });
+    for (std::size_t i = 0; i < checks.size() && *current_; ++i) {
+      // Only the freshness changes; a failure to record it costs a request next time.
+      if (checks[i].refreshed) (void)cache_.write_index_state(sources_[i].location.url(), *checks[i].refreshed);
+    }
+    return *current_;
+  }
+
+ private:
+  std::vector<ShardIndexSource> sources_;
+  ShardCache cache_;
+  std::future<std::vector<CachedIndexCheck>> answers_;
+  std::optional<bool> current_;
+};
+
+// revalidate_alongside: the remote subdirs whose cached shard index can be
+// revalidated alongside; nullopt when one has none cached (or none is
+// remote), which leaves the request to the ordinary fetch.
+std::optional<std::vector<ShardIndexSource>> revalidatable_subdirs(const GatewayRequest& request,
+                                                                  const std::vector<PlannedSubdir>& planned) {
+  if (!request.shards || request.cache_dir.empty() || request.offline) return std::nullopt;
+  const ShardCache cache(request.cache_dir / "shards");
+  std::vector<ShardIndexSource> remote;
+  for (const auto& item : planned) {
+    auto location = SubdirLocation::parse(item.fetch_url);
+    if (!location) return std::nullopt;  // the ordinary fetch says why
+    if (location->is_local()) continue;  // read in place: nothing to revalidate
+    if (!cache.has_index(location->url())) return std::nullopt;
+    remote.push_back({std::move(*location), item.source.channel_name});
+  }
+  if (remote.empty()) return std::nullopt;
+  return remote;
+}
+
+// The cache's answer now, the server's later (FetchedChannels::revalidation);
+// the ordinary fetch when the cache cannot answer (the request needs shards
+// that are not cached, or a subdir's repodata.json).
+std::expected<FetchedChannels, std::string> fetch_from_cache_revalidating(const GatewayRequest& request,
+                                                                         const std::vector<PlannedSubdir>& planned,
+                                                                         std::vector<ShardIndexSource> remote) {
+  std::vector<std::string> remote_urls;
+  for (const auto& source : remote) remote_urls.push_back(source.location.url());
+  auto revalidation = std::make_shared<BackgroundRevalidation>(std::move(remote), fetch_options_for(request));
+  GatewayRequest from_cache = request;
+  from_cache.offline = true;
+  auto fetched = fetch_planned(from_cache, planned, {});
+  const auto served_by_shards_or_in_place = [&](const FetchedSubdir& subdir) {
+    if (subdir.sharded) return true;
+    const auto location = SubdirLocation::parse(subdir.source.subdir_url);
+    return location && location->is_local();
+  };
+  if (fetched && std::all_of(fetched->subdirs.begin(), fetched->subdirs.end(), served_by_shards_or_in_place)) {
+    fetched->revalidation = std::move(revalidation);
+    return fetched;
+  }
+  // The ordinary fetch, once the background has answered (it must not race
+  // the fetch's writes to the cache); indexes it found current are not
+  // asked about again.
+  const bool current = revalidation->still_current();
+  return fetch_planned(request, planned, current ? std::move(remote_urls) : std::vector<std::string>{});
+}
+
+}  // namespace
+
+std::expected<FetchedChannels, std::string> fetch_channels(const GatewayRequest& request) {
+  auto planned = plan_subdirs(request);
+  if (!planned) return std::unexpected(planned.error());
+  if (request.revalidate_alongside) {
+    if (auto remote = revalidatable_subdirs(request, *planned)) {
+      return fetch_from_cache_revalidating(request, *planned, std::move(*remote));
+    }
+  }
+  return fetch_planned(request, *planned, {});
 }
 
 }  // namespace gpuenv::repodata

@@ -9,6 +9,7 @@
 #include <expected>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +48,18 @@ struct ShardedClosureRequest {
   std::function<std::optional<std::string>(std::string_view)> dependency_name;
 };
 
+// The server's answer to a revalidation that runs while the caller works
+// from cached data (GatewayRequest::revalidate_alongside).
+class IndexRevalidation {
+ public:
+  virtual ~IndexRevalidation() = default;
+  // Waits for the answers. true: every shard index the data came from is
+  // still current (fresh, or a 304; recorded in the cache). false: one has
+  // changed or could not be asked; fetch again without revalidate_alongside,
+  // which downloads what changed and reports any error.
+  virtual bool still_current() = 0;
+};
+
 struct GatewayRequest {
   std::vector<std::string> channels;  // as the user wrote them, most preferred first
   specs::ChannelContext context;
@@ -59,6 +72,13 @@ struct GatewayRequest {
   // Set (and a cache_dir given): subdirs with shards deliver only the
   // closure's records; the others their whole repodata.json.
   std::optional<ShardedClosureRequest> shards;
+  // With shards, and every remote subdir's shard index cached: deliver the
+  // data from the cache at once (as offline) and ask the server whether the
+  // indexes are current in the background (FetchedChannels::revalidation),
+  // so that a warm run's round trip overlaps loading and solving instead of
+  // preceding them. Otherwise (or when the cache cannot serve the request)
+  // the ordinary fetch.
+  bool revalidate_alongside = false;
 };
 
 // A subdir whose repodata.json is on local disk.
@@ -74,6 +94,9 @@ struct FetchedChannels {
   // The secrets of the channels given with a token or user:password@, for
   // the package downloads (records hold their URLs without them).
   std::vector<specs::ChannelCredentials> credentials;
+  // Set when the data came from the cache under revalidate_alongside: ask it
+  // before trusting anything made from the data.
+  std::shared_ptr<IndexRevalidation> revalidation;
 };
 
 // Fails with a message naming the channel, the subdir and what to do when a

@@ -39,6 +39,10 @@ struct FetchOptions {
   // this. nullopt: follow the server's Cache-Control max-age (conda's and
   // mamba's default); 0: always revalidate (conditional requests are cheap).
   std::optional<std::chrono::seconds> ttl;
+  // Subdir URLs whose cached shard index this process found current a
+  // moment ago (a revalidation alongside, channel_gateway.cpp): used
+  // without asking again.
+  std::vector<std::string> just_revalidated;
   // Told about each download as it goes (progress displays); null: nobody.
   FetchObserver* observer = nullptr;
 };

@@ -48,6 +48,10 @@ std::expected<void, std::string> ShardCache::store_shard(const ShardHash& hash, 
   return write(dir_ / (hex_of(hash) + ".msgpack.zst"), bytes);
 }
 
+bool ShardCache::has_index(const std::string& subdir_url) const {
+  return stamp_of(file(subdir_url, ".index.msgpack.zst")).has_value();
+}
+
 std::optional<CachedShardIndex> ShardCache::load_index(const std::string& subdir_url, std::size_t max_bytes) const {
   const fs::path path = file(subdir_url, ".index.msgpack.zst");
   const auto stamp = stamp_of(path);

@@ -41,6 +41,7 @@ class ShardCache {
   std::optional<std::string> read_shard(const ShardHash& hash, std::size_t max_bytes) const;
   std::expected<void, std::string> store_shard(const ShardHash& hash, std::string_view bytes) const;
 
+  bool has_index(const std::string& subdir_url) const;
   std::optional<CachedShardIndex> load_index(const std::string& subdir_url, std::size_t max_bytes) const;
   std::expected<std::string, std::string> store_index(const std::string& subdir_url, std::string_view bytes,
                                                       RepodataState state) const;

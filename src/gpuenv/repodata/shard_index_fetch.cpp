@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "gpuenv/repodata/fetch_errors.hpp"
@@ -54,6 +55,24 @@ void submit(const std::shared_ptr<DownloadState>& state, std::chrono::steady_clo
 
 bool means_missing(long status) { return status == 404 || status == 403 || status == 410; }
 
+std::vector<std::string> conditional_headers(const RepodataState& state) {
+  std::vector<std::string> headers;
+  if (!state.etag.empty()) headers.push_back("If-None-Match: " + state.etag);
+  if (!state.mod.empty()) headers.push_back("If-Modified-Since: " + state.mod);
+  return headers;
+}
+
+// The cached state after an answer: refreshed now, with the validators the
+// response brought.
+RepodataState answered_state(RepodataState state, const std::string& masked_url, const net::HttpResponse& response) {
+  state.url = masked_url;
+  state.refreshed = std::chrono::system_clock::now();
+  if (!response.etag.empty()) state.etag = response.etag;
+  if (!response.last_modified.empty()) state.mod = response.last_modified;
+  if (!response.cache_control.empty()) state.cache_control = response.cache_control;
+  return state;
+}
+
 FetchSubject subject_of(const ShardIndexSource& source) {
   return FetchSubject{specs::mask_credentials(source.location.url() + std::string(kIndexFile)), source.channel,
                       source.location.subdir_name()};
@@ -104,19 +123,17 @@ std::vector<ShardIndexOutcome> fetch_shard_indexes(const std::vector<ShardIndexS
       if (cached[i]) use_cached();
       continue;  // nothing cached: repodata.json's cache may still serve
     }
+    const bool just_revalidated = std::find(options.just_revalidated.begin(), options.just_revalidated.end(),
+                                            subdir_url) != options.just_revalidated.end();
     if (cached[i] && cached[i]->state &&
-        is_fresh(*cached[i]->state, options.ttl, std::chrono::system_clock::now())) {
+        (just_revalidated || is_fresh(*cached[i]->state, options.ttl, std::chrono::system_clock::now()))) {
       use_cached();
       continue;
     }
     if (!cached[i] && cache.known_without_shards(subdir_url)) continue;
 
-    std::vector<std::string> headers;
     const bool conditional = cached[i] && cached[i]->state && cached[i]->state->url == masked;
-    if (conditional) {
-      if (!cached[i]->state->etag.empty()) headers.push_back("If-None-Match: " + cached[i]->state->etag);
-      if (!cached[i]->state->mod.empty()) headers.push_back("If-Modified-Since: " + cached[i]->state->mod);
-    }
+    std::vector<std::string> headers = conditional ? conditional_headers(*cached[i]->state) : std::vector<std::string>{};
     submitted = true;
     start_bounded_download(
         client, subdir_url + std::string(kIndexFile), std::move(headers), max_bytes, options.retry,
@@ -137,12 +154,7 @@ std::vector<ShardIndexOutcome> fetch_shard_indexes(const std::vector<ShardIndexS
                 transport_error(subject, response, result.attempts, options.client.stall_timeout));
             return;
           }
-          RepodataState state = conditional ? *cached[i]->state : RepodataState{};
-          state.url = masked;
-          state.refreshed = std::chrono::system_clock::now();
-          if (!response.etag.empty()) state.etag = response.etag;
-          if (!response.last_modified.empty()) state.mod = response.last_modified;
-          if (!response.cache_control.empty()) state.cache_control = response.cache_control;
+          RepodataState state = answered_state(conditional ? *cached[i]->state : RepodataState{}, masked, response);
           if (response.status == 304 && conditional) {
             // Only the freshness changes; a failure to record it costs a request next time.
             (void)cache.write_index_state(source.location.url(), state);
@@ -167,6 +179,34 @@ std::vector<ShardIndexOutcome> fetch_shard_indexes(const std::vector<ShardIndexS
   }
   if (submitted) client.run();
   return outcomes;
+}
+
+std::vector<CachedIndexCheck> revalidate_cached_shard_indexes(const std::vector<ShardIndexSource>& sources,
+                                                              const ShardCache& cache, const FetchOptions& options,
+                                                              std::size_t max_bytes, net::HttpClient& client) {
+  std::vector<CachedIndexCheck> checks(sources.size());
+  bool submitted = false;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const std::string& subdir_url = sources[i].location.url();
+    const std::string masked = specs::mask_credentials(subdir_url + std::string(kIndexFile));
+    const auto cached = cache.load_index(subdir_url, max_bytes);
+    if (!cached || !cached->state || cached->state->url != masked) continue;  // nothing to ask with: not current
+    if (is_fresh(*cached->state, options.ttl, std::chrono::system_clock::now())) {
+      checks[i].current = true;
+      continue;
+    }
+    auto headers = conditional_headers(*cached->state);
+    if (headers.empty()) continue;
+    submitted = true;
+    start_bounded_download(client, subdir_url + std::string(kIndexFile), std::move(headers), max_bytes, options.retry,
+                           [&checks, i, masked, state = *cached->state](BoundedDownloadResult result) {
+                             // Anything but a 304 (a new index, an error) leaves it not current.
+                             if (!result.response.completed() || result.response.status != 304) return;
+                             checks[i] = {true, answered_state(state, masked, result.response)};
+                           });
+  }
+  if (submitted) client.run();
+  return checks;
 }
 
 }  // namespace gpuenv::repodata

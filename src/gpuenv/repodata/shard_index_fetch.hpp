@@ -53,4 +53,18 @@ std::vector<ShardIndexOutcome> fetch_shard_indexes(const std::vector<ShardIndexS
                                                    const ShardCache& cache, const FetchOptions& options,
                                                    std::size_t max_bytes, net::HttpClient& client);
 
+// Whether each source's cached index is still what the server has, asked
+// without touching the cache (which another thread may be reading): current
+// when fresh (Cache-Control max-age, FetchOptions::ttl) or answered with a
+// 304; not current when the server has a new one, the request failed, or
+// nothing is cached to ask with. `refreshed`: after a 304, the state to
+// record once the caller may write the cache (ShardCache::write_index_state).
+struct CachedIndexCheck {
+  bool current = false;
+  std::optional<RepodataState> refreshed;
+};
+std::vector<CachedIndexCheck> revalidate_cached_shard_indexes(const std::vector<ShardIndexSource>& sources,
+                                                              const ShardCache& cache, const FetchOptions& options,
+                                                              std::size_t max_bytes, net::HttpClient& client);
+
 }  // namespace gpuenv::repodata

@@ -156,11 +156,13 @@ std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& dat
   request.observer = options.fetch_observer;
   request.client = options.client;
   request.shards = shard_request_for(options);
+  request.revalidate_alongside = options.revalidate_alongside;
   auto fetched = repodata::fetch_channels(request);
   if (!fetched) return std::unexpected(fetched.error());
 
   ChannelLoadResult result;
   result.credentials = std::move(fetched->credentials);
+  result.revalidation = std::move(fetched->revalidation);
   const auto& subdirs = fetched->subdirs;
   if (options.reachable_from && !options.cache_dir.empty()) {
     auto loaded = load_reachable(database, subdirs, options, result);

@@ -8,11 +8,13 @@
 
 #include <expected>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gpuenv/net/client_settings.hpp"
+#include "gpuenv/repodata/channel_gateway.hpp"
 #include "gpuenv/repodata/fetch_observer.hpp"
 #include "gpuenv/solver/package_database.hpp"
 #include "gpuenv/specs/channel.hpp"
@@ -43,6 +45,10 @@ struct ChannelLoadOptions {
   // although the specs do not reach them. Sharded repodata (CEP 16) fetches
   // their closure too; indexes of whole subdirs have them anyway.
   std::vector<std::string> installed_names;
+  // Load from the cache while the server is asked whether it is current
+  // (repodata::GatewayRequest::revalidate_alongside); the answer is
+  // ChannelLoadResult::revalidation.
+  bool revalidate_alongside = false;
 };
 
 struct LoadedSubdir {
@@ -58,6 +64,9 @@ struct ChannelLoadResult {
   // Things a user may want to know that did not stop the load (skipped
   // records, a .solv cache that could not be written).
   std::vector<std::string> warnings;
+  // Set when the records came from the cache under revalidate_alongside:
+  // what was made from them stands only if still_current() says so.
+  std::shared_ptr<repodata::IndexRevalidation> revalidation;
 };
 
 // Fails with a message naming the channel, the subdir and what to do when

@@ -236,5 +236,114 @@ TEST_F(ShardedFetchTest, TheGatewayMixesShardsAndRepodataJson) {
   EXPECT_EQ(names_in(fetched->subdirs[1].json), (std::set<std::string>{"base"}));
 }
 
+
+// revalidate_alongside: a warm cache answers at once while the shard
+// indexes are revalidated in the background.
+class RevalidateAlongsideTest : public ShardedFetchTest {
+ protected:
+  // As on conda.anaconda.org once max-age has passed: every run asks.
+  void SetUp() override {
+    ShardedFetchTest::SetUp();
+    server().set_cache_control("public, max-age=0");
+  }
+  GatewayRequest gateway_request(std::vector<std::string> roots) {
+    GatewayRequest request;
+    request.channels = {server().url("/chan")};
+    request.platform = "linux-64";
+    request.cache_dir = cache_dir();
+    request.shards = ShardedClosureRequest{std::move(roots), true, first_word};
+    request.revalidate_alongside = true;
+    return request;
+  }
+  std::vector<testing::ServedRequest> index_requests() {
+    auto linux64 = server().requests_for(path_of("chan", "linux-64", "repodata_shards.msgpack.zst"));
+    const auto noarch = server().requests_for(path_of("chan", "noarch", "repodata_shards.msgpack.zst"));
+    linux64.insert(linux64.end(), noarch.begin(), noarch.end());
+    return linux64;
+  }
+};
+
+TEST_F(RevalidateAlongsideTest, AWarmCacheAnswersAtOnceAndTheServerConfirmsItWithA304) {
+  publish_sharded_channel("chan");
+  const auto cold = fetch_channels(gateway_request({"app"}));
+  ASSERT_TRUE(cold) << cold.error();
+  EXPECT_EQ(cold->revalidation, nullptr) << "nothing cached: the ordinary fetch";
+
+  server().clear();
+  auto warm = fetch_channels(gateway_request({"app"}));
+  ASSERT_TRUE(warm) << warm.error();
+  ASSERT_NE(warm->revalidation, nullptr);
+  ASSERT_EQ(warm->subdirs.size(), 2u);
+  EXPECT_EQ(names_in(warm->subdirs[0].json), (std::set<std::string>{"app", "lib"}));
+  EXPECT_EQ(names_in(warm->subdirs[1].json), (std::set<std::string>{"base"}));
+  EXPECT_TRUE(warm->revalidation->still_current());
+  EXPECT_TRUE(warm->revalidation->still_current()) << "asked twice, answered once";
+  const auto asked = index_requests();
+  ASSERT_EQ(asked.size(), 2u);
+  for (const auto& request : asked) {
+    EXPECT_FALSE(request.if_none_match.empty());
+    EXPECT_EQ(request.status, 304);
+  }
+  EXPECT_TRUE(shard_requests().empty());
+}
+
+TEST_F(RevalidateAlongsideTest, AnIndexWithinItsMaxAgeIsNotAskedAbout) {
+  server().set_cache_control("public, max-age=600");
+  publish_sharded_channel("chan");
+  ASSERT_TRUE(fetch_channels(gateway_request({"app"})));
+  server().clear();
+  auto warm = fetch_channels(gateway_request({"app"}));
+  ASSERT_TRUE(warm) << warm.error();
+  ASSERT_NE(warm->revalidation, nullptr);
+  EXPECT_TRUE(warm->revalidation->still_current());
+  EXPECT_TRUE(server().requests().empty());
+}
+
+TEST_F(RevalidateAlongsideTest, AChangedIndexIsReportedAndTheNextFetchHasTheNewRecords) {
+  publish_sharded_channel("chan");
+  ASSERT_TRUE(fetch_channels(gateway_request({"app"})));
+  // The channel changes: lib 2.0 appears, so linux-64's index changes.
+  std::map<std::string, json> linux64;
+  linux64["app-1.0-h0_0.conda"] = record("app", "1.0", "linux-64", {"lib >=1"});
+  linux64["lib-1.0-h0_0.conda"] = record("lib", "1.0", "linux-64", {"base"});
+  linux64["lib-2.0-h0_0.conda"] = record("lib", "2.0", "linux-64", {"base"});
+  const auto dir = served_dir() / "chan/linux-64";
+  ASSERT_TRUE(write_subdir_shards(dir, "linux-64", linux64, 3));
+
+  auto speculative = fetch_channels(gateway_request({"app"}));
+  ASSERT_TRUE(speculative) << speculative.error();
+  ASSERT_NE(speculative->revalidation, nullptr);
+  EXPECT_FALSE(speculative->revalidation->still_current());
+
+  auto request = gateway_request({"app"});
+  request.revalidate_alongside = false;
+  const auto fresh = fetch_channels(request);
+  ASSERT_TRUE(fresh) << fresh.error();
+  const json document = json::parse(slurp(fresh->subdirs[0].json));
+  EXPECT_TRUE(document["packages.conda"].contains("lib-2.0-h0_0.conda")) << document.dump();
+}
+
+TEST_F(RevalidateAlongsideTest, ShardsTheCacheLacksAreFetchedWithoutAskingForTheIndexTwice) {
+  publish_sharded_channel("chan");
+  ASSERT_TRUE(fetch_channels(gateway_request({"app"})));
+  server().clear();
+  const auto other = fetch_channels(gateway_request({"other"}));
+  ASSERT_TRUE(other) << other.error();
+  EXPECT_EQ(other->revalidation, nullptr) << "the cache could not answer: the ordinary fetch";
+  EXPECT_EQ(names_in(other->subdirs[0].json), (std::set<std::string>{"other", "unrelated"}));
+  EXPECT_EQ(index_requests().size(), 2u) << "one revalidation per subdir";
+  EXPECT_EQ(shard_requests().size(), 2u);
+}
+
+TEST_F(RevalidateAlongsideTest, AnIndexTheServerNoLongerHasIsNotCurrent) {
+  publish_sharded_channel("chan");
+  ASSERT_TRUE(fetch_channels(gateway_request({"app"})));
+  server().fail_with_status(path_of("chan", "noarch", "repodata_shards.msgpack.zst"), 404);
+  auto warm = fetch_channels(gateway_request({"app"}));
+  ASSERT_TRUE(warm) << warm.error();
+  ASSERT_NE(warm->revalidation, nullptr);
+  EXPECT_FALSE(warm->revalidation->still_current());
+}
+
 }  // namespace
 }  // namespace gpuenv::repodata

@@ -210,6 +210,7 @@ std::expected<FetchedChannels, std::string> fetch_from_cache_revalidating(const 
   auto revalidation = std::make_shared<BackgroundRevalidation>(std::move(remote), fetch_options_for(request));
   GatewayRequest from_cache = request;
   from_cache.offline = true;
+  from_cache.observer = nullptr;  // what it reads may be thrown away: progress comes from the fetch that counts
   auto fetched = fetch_planned(from_cache, planned, {});
   const auto served_by_shards_or_in_place = [&](const FetchedSubdir& subdir) {
     if (subdir.sharded) return true;

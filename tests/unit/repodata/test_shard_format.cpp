@@ -19,15 +19,6 @@ using testing::slurp;
 
 std::filesystem::path fixture() { return gpuenv::testing::testdata_dir() / "channels/conda-format-repo/linux-64"; }
 
-json record_json(const ShardRecords& records, const std::string& filename) {
-  for (const auto* section : {&records.packages, &records.packages_conda}) {
-    for (const auto& [name, text] : *section) {
-      if (name == filename) return json::parse(text);
-    }
-  }
-  return nullptr;
-}
-
 TEST(ShardFormat, ReadsCondasShardIndex) {
   const auto index = parse_shard_index(slurp(fixture() / "repodata_shards.msgpack.zst"), "the fixture");
   ASSERT_TRUE(index) << index.error();
@@ -57,12 +48,16 @@ TEST(ShardFormat, ShardRecordsAreTheRecordsOfRepodataJson) {
       json got = json::parse(text);
       // The fixture's shards are older than the record's later fields.
       for (auto it = expected.begin(); it != expected.end(); ++it) {
-        if (got.contains(it.key())) EXPECT_EQ(got[it.key()], it.value()) << filename << " " << it.key();
+        if (got.contains(it.key())) {
+          EXPECT_EQ(got[it.key()], it.value()) << filename << " " << it.key();
+        }
       }
       EXPECT_EQ(got["sha256"].get<std::string>().size(), 64u);
       ++compared;
     }
-    if (name == "zlib") EXPECT_EQ(records->depends, std::vector<std::string>{"libgcc-ng >=7.3.0"});
+    if (name == "zlib") {
+      EXPECT_EQ(records->depends, std::vector<std::string>{"libgcc-ng >=7.3.0"});
+    }
   }
   EXPECT_EQ(compared, 2u);
 }

@@ -39,17 +39,27 @@ std::string toolkit_lines(const CudaToolkit& cuda) {
   switch (cuda.provider) {
     case ToolkitProvider::debian: break;  // installed with the system packages
     case ToolkitProvider::pypi:
-      text += "RUN python3 -m pip download --no-deps --only-binary=:all: --dest /tmp/wheels";
-      text += quoted_words(cuda.packages);
+    {
+      // pip takes hashes only from a requirements file.
+      std::vector<std::string> lines;
+      for (std::size_t i = 0; i < cuda.packages.size() && i < cuda.wheel_sha256.size(); ++i) {
+        lines.push_back(fmt::format("{} --hash=sha256:{}", cuda.packages[i], cuda.wheel_sha256[i]));
+      }
+      text += "RUN printf '%s\\n'";
+      text += quoted_words(lines);
+      text += " > /tmp/wheels.txt \\\n"
+              " && python3 -m pip download --require-hashes --no-deps --only-binary=:all: --dest /tmp/wheels "
+              "-r /tmp/wheels.txt";
       text += fmt::format(
           " \\\n && mkdir -p /tmp/unpacked '{0}' \\\n"
           " && for wheel in /tmp/wheels/*.whl; do python3 -m zipfile -e \"$wheel\" /tmp/unpacked; done \\\n"
           " && cp -a '/tmp/unpacked/{1}/.' '{0}/' \\\n"
           " && ln -s lib '{0}/lib64' \\\n"
           " && chmod -R a+rX '{0}' && find '{0}/bin' '{0}/nvvm/bin' -type f -exec chmod a+x {{}} + \\\n"
-          " && rm -rf /tmp/wheels /tmp/unpacked\n",
+          " && rm -rf /tmp/wheels /tmp/wheels.txt /tmp/unpacked\n",
           cuda.home, cuda.wheel_root);
       break;
+    }
     case ToolkitProvider::conda:
       text += fmt::format("RUN gpuenv create --yes -p '{}' --override-channels -c '{}'", cuda.home, cuda.channel);
       text += quoted_words(cuda.packages);

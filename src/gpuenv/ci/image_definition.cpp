@@ -51,6 +51,21 @@ bool is_package_requirement(std::string_view text) {
   return !text.empty() && text.size() <= 200 && all_of_charset(text, "._+=*-") && text.front() != '-';
 }
 
+// `name==version` exactly: pip's --require-hashes takes nothing looser.
+bool is_pinned_wheel(std::string_view text) {
+  const auto equals = text.find("==");
+  if (equals == std::string_view::npos || equals == 0 || text.size() > 200) return false;
+  const auto name = text.substr(0, equals);
+  const auto version = text.substr(equals + 2);
+  return name.front() != '-' && all_of_charset(name, "._-") && !version.empty() && all_of_charset(version, ".+") &&
+         version.front() != '.';
+}
+
+bool is_sha256_hex(std::string_view text) {
+  return text.size() == 64 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 bool is_version(std::string_view text) {
   return !text.empty() && text.size() <= 20 && all_of_charset(text, ".") &&
          std::none_of(text.begin(), text.end(), [](char c) { return c >= 'A'; }) && text.front() != '.' &&
@@ -110,6 +125,30 @@ std::vector<std::string> debian_names(const YAML::Node& node, std::string_view k
   return names;
 }
 
+// provider: pypi: `- {wheel: name==version, sha256: HEX}` per wheel.
+void read_pinned_wheels(const YAML::Node& node, CudaToolkit& toolkit) {
+  if (!node.IsSequence()) fail("'cuda.packages' must be a list");
+  if (node.size() > max_list_entries) {
+    fail(fmt::format("'cuda.packages' has {} entries, more than the {} allowed", node.size(), max_list_entries),
+         CiError::Kind::too_large);
+  }
+  for (const auto& entry : node) {
+    if (entry.IsScalar()) {
+      fail(fmt::format("'cuda.packages' names the wheel '{}' without its sha256: with provider: pypi each entry "
+                       "is {{wheel: name==version, sha256: ...}}, the sha256 of the x86_64 manylinux file pip "
+                       "downloads, as PyPI's page of that file gives it",
+                       entry.Scalar().substr(0, 100)));
+    }
+    check_keys(entry, "an entry of 'cuda.packages'", {"wheel", "sha256"});
+    const auto wheel = scalar(required(entry, "wheel", "an entry of 'cuda.packages'"), "cuda.packages.wheel");
+    require(is_pinned_wheel(wheel), "cuda.packages.wheel", wheel, "a pinned wheel such as nvidia-cuda-nvcc==13.0.88");
+    const auto sha256 = scalar(required(entry, "sha256", "'cuda.packages' entry " + wheel), "cuda.packages.sha256");
+    require(is_sha256_hex(sha256), "cuda.packages.sha256", sha256.substr(0, 100), "64 lower-case hex digits");
+    toolkit.packages.push_back(wheel);
+    toolkit.wheel_sha256.push_back(sha256);
+  }
+}
+
 CudaToolkit read_toolkit(const YAML::Node& node) {
   check_keys(node, "'cuda'", {"version", "provider", "home", "packages", "wheel_root", "channel"});
   CudaToolkit toolkit;
@@ -131,6 +170,8 @@ CudaToolkit read_toolkit(const YAML::Node& node) {
   const auto packages = required(node, "packages", "'cuda'");
   if (toolkit.provider == ToolkitProvider::debian) {
     toolkit.packages = debian_names(packages, "cuda.packages");
+  } else if (toolkit.provider == ToolkitProvider::pypi) {
+    read_pinned_wheels(packages, toolkit);
   } else {
     toolkit.packages = scalar_list(packages, "cuda.packages");
     for (const auto& each : toolkit.packages) {
@@ -282,6 +323,14 @@ std::expected<std::vector<ImageDefinition>, CiError> read_image_definitions(cons
     images.push_back(std::move(*image));
   }
   return images;
+}
+
+std::string pinned_wheel_requirements(const CudaToolkit& toolkit) {
+  std::string text;
+  for (std::size_t i = 0; i < toolkit.packages.size() && i < toolkit.wheel_sha256.size(); ++i) {
+    text += fmt::format("{} --hash=sha256:{}\n", toolkit.packages[i], toolkit.wheel_sha256[i]);
+  }
+  return text;
 }
 
 }  // namespace gpuenv::ci

@@ -27,9 +27,17 @@ struct CudaToolkit {
   ToolkitProvider provider = ToolkitProvider::pypi;
   std::string home;                   // CUDA_HOME: absolute
   std::vector<std::string> packages;  // Debian names, pip requirements or conda specs
+  // pypi: the sha256 of packages[i]'s wheel (its x86_64 manylinux file on
+  // PyPI), which pip checks (--require-hashes): apt and gpuenv check what
+  // the other providers download, and a wheel must not be the exception.
+  std::vector<std::string> wheel_sha256;
   std::string wheel_root;             // pypi: the toolkit tree inside the wheels ("nvidia/cu13")
   std::string channel;                // conda: where the packages come from
 };
+
+// pip's requirements file for a pypi toolkit: `name==version
+// --hash=sha256:HEX` per wheel, for `pip download --require-hashes -r`.
+std::string pinned_wheel_requirements(const CudaToolkit& toolkit);
 
 struct ImageDefinition {
   std::string name;  // the folder's name: ci-images/<name>

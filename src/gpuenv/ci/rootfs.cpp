@@ -148,6 +148,8 @@ std::string image_rootfs_key(const ImageDefinition& image, const DebianMirror& m
     identity += fmt::format("cuda {} provider {} home {} wheel_root {} channel {}\npackages {}\n", cuda.version,
                             static_cast<int>(cuda.provider), cuda.home, cuda.wheel_root, cuda.channel,
                             fmt::join(cuda.packages, " "));
+    // Another digest for the same version is another file: a new tree.
+    if (!cuda.wheel_sha256.empty()) identity += fmt::format("wheels {}\n", fmt::join(cuda.wheel_sha256, " "));
   }
   // A bundle image's /usr/local/bin/gpuenv is a link into the bundle's mount
   // point. Only then: the keys of the other images stay what they were.
@@ -212,11 +214,9 @@ std::vector<std::pair<std::string, std::string>> compiler_links(const ImageDefin
   return links;
 }
 
-std::vector<std::string> pip_download_command(const CudaToolkit& toolkit, const fs::path& wheel_dir) {
-  std::vector<std::string> command{"python3",        "-m",      "pip", "download", "--no-deps", "--only-binary=:all:",
-                                   "--dest",         wheel_dir.string()};
-  command.insert(command.end(), toolkit.packages.begin(), toolkit.packages.end());
-  return command;
+std::vector<std::string> pip_download_command(const fs::path& requirements, const fs::path& wheel_dir) {
+  return {"python3",   "-m",  "pip", "download", "--require-hashes", "--no-deps", "--only-binary=:all:",
+          "--dest",    wheel_dir.string(), "-r", requirements.string()};
 }
 
 }  // namespace gpuenv::ci

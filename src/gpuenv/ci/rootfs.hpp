@@ -96,7 +96,9 @@ std::vector<std::string> apt_packages(const ImageDefinition& image);
 std::vector<std::pair<std::string, std::string>> compiler_links(const ImageDefinition& image);
 
 // Run on the host (its pip has the host's certificates and index settings):
-// the toolkit's wheels, no dependencies, binaries only.
-std::vector<std::string> pip_download_command(const CudaToolkit& toolkit, const std::filesystem::path& wheel_dir);
+// the wheels `requirements` pins (pinned_wheel_requirements), each checked
+// against its sha256, no dependencies, binaries only.
+std::vector<std::string> pip_download_command(const std::filesystem::path& requirements,
+                                              const std::filesystem::path& wheel_dir);
 
 }  // namespace gpuenv::ci

@@ -108,8 +108,12 @@ std::expected<void, CiError> install_pypi_toolkit(const RootfsRequest& request, 
   std::error_code error;
   fs::remove_all(downloads, error);
   fs::create_directories(downloads / "unpacked", error);
+  const fs::path requirements = downloads / "requirements.txt";
+  if (auto problem = util::write_file_atomically(requirements, pinned_wheel_requirements(toolkit))) {
+    return std::unexpected(run_failure(request.image.name, *problem));
+  }
   if (auto got = run_host_command(request, fmt::format("pip download {}", fmt::join(toolkit.packages, " ")),
-                                  pip_download_command(toolkit, downloads));
+                                  pip_download_command(requirements, downloads));
       !got) {
     return std::unexpected(got.error());
   }

@@ -31,7 +31,7 @@ cuda:
   provider: pypi
   home: /opt/cuda-13.0
   wheel_root: nvidia/cu13
-  packages: [nvidia-cuda-nvcc==13.0.88]
+  packages: [{wheel: nvidia-cuda-nvcc==13.0.88, sha256: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}]
 gpuenv: {binary: build/release/gpuenv}
 )";
 
@@ -68,8 +68,12 @@ TEST(Dockerfile, SaysItIsGeneratedAndFromWhat) {
 
 TEST(Dockerfile, PypiToolkitIsUnpackedIntoItsHomeAndItsVersionChecked) {
   const auto text = dockerfile_of(pypi_image, "cuda13.0");
-  EXPECT_NE(text.find("pip download --no-deps --only-binary=:all:"), std::string::npos) << text;
-  EXPECT_NE(text.find("'nvidia-cuda-nvcc==13.0.88'"), std::string::npos) << text;
+  EXPECT_NE(text.find("RUN printf '%s\\n' \\\n      'nvidia-cuda-nvcc==13.0.88 --hash=sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' > /tmp/wheels.txt"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("pip download --require-hashes --no-deps --only-binary=:all: --dest /tmp/wheels -r /tmp/wheels.txt"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("cp -a '/tmp/unpacked/nvidia/cu13/.' '/opt/cuda-13.0/'"), std::string::npos) << text;
   EXPECT_NE(text.find("ENV CUDA_HOME=/opt/cuda-13.0 "), std::string::npos) << text;
   EXPECT_NE(text.find("PATH=/opt/cuda-13.0/bin:$PATH"), std::string::npos) << text;

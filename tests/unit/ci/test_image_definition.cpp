@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "gpuenv/ci/image_definition.hpp"
 #include "support/temp_directory.hpp"
@@ -21,7 +22,9 @@ cuda:
   provider: pypi
   home: /opt/cuda-13.0
   wheel_root: nvidia/cu13
-  packages: [nvidia-cuda-nvcc==13.0.88, nvidia-nvvm==13.0.88]
+  packages:
+    - {wheel: nvidia-cuda-nvcc==13.0.88, sha256: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}
+    - {wheel: nvidia-nvvm==13.0.88, sha256: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb}
 gpuenv: {binary: build/release/gpuenv}
 )";
 
@@ -45,8 +48,41 @@ TEST(ImageDefinition, ReadsEveryField) {
   EXPECT_EQ(image->cuda->provider, ToolkitProvider::pypi);
   EXPECT_EQ(image->cuda->home, "/opt/cuda-13.0");
   EXPECT_EQ(image->cuda->wheel_root, "nvidia/cu13");
-  EXPECT_EQ(image->cuda->packages.size(), 2u);
+  EXPECT_EQ(image->cuda->packages, (std::vector<std::string>{"nvidia-cuda-nvcc==13.0.88", "nvidia-nvvm==13.0.88"}));
+  EXPECT_EQ(image->cuda->wheel_sha256, (std::vector<std::string>{std::string(64, 'a'), std::string(64, 'b')}));
+  EXPECT_EQ(gpuenv::ci::pinned_wheel_requirements(*image->cuda),
+            "nvidia-cuda-nvcc==13.0.88 --hash=sha256:" + std::string(64, 'a') + "\n" +
+                "nvidia-nvvm==13.0.88 --hash=sha256:" + std::string(64, 'b') + "\n");
   EXPECT_EQ(image->gpuenv_binary, "build/release/gpuenv");
+}
+
+// A wheel is downloaded only with the sha256 the definition pins: like the
+// Debian packages (apt) and conda packages (gpuenv) of the other providers.
+TEST(ImageDefinition, PypiWheelsArePinnedToTheirSha256) {
+  const std::string entry = "- {wheel: nvidia-cuda-nvcc==13.0.88, sha256: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}";
+  auto bare = parse_image_definition(replaced(cuda_image, entry, "- nvidia-cuda-nvcc==13.0.88"), "image.yaml", "x");
+  ASSERT_FALSE(bare);
+  EXPECT_NE(bare.error().message.find("without its sha256"), std::string::npos) << bare.error().message;
+  auto no_hash = parse_image_definition(replaced(cuda_image, entry, "- {wheel: nvidia-cuda-nvcc==13.0.88}"),
+                                        "image.yaml", "x");
+  ASSERT_FALSE(no_hash);
+  EXPECT_NE(no_hash.error().message.find("sha256"), std::string::npos) << no_hash.error().message;
+  for (const std::string& hash : {std::string(63, 'a'), std::string(64, 'A'), std::string(64, 'g'), std::string(65, 'a')}) {
+    auto bad = parse_image_definition(
+        replaced(cuda_image, entry, "- {wheel: nvidia-cuda-nvcc==13.0.88, sha256: " + hash + "}"), "image.yaml", "x");
+    EXPECT_FALSE(bad) << hash;
+  }
+  for (const char* wheel : {"nvidia-cuda-nvcc>=13.0", "nvidia-cuda-nvcc", "nvidia-cuda-nvcc==13.0.*",
+                            "'nvidia-cuda-nvcc==1;rm -rf /'", "==13.0", "-r==1", "nvidia-cuda-nvcc==13.0.88 --pre"}) {
+    auto loose = parse_image_definition(
+        replaced(cuda_image, entry, std::string("- {wheel: ") + wheel + ", sha256: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}"), "image.yaml", "x");
+    EXPECT_FALSE(loose) << wheel;
+  }
+  auto extra = parse_image_definition(
+      replaced(cuda_image, entry, "- {wheel: nvidia-cuda-nvcc==13.0.88, sha256: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, index: http://evil}"),
+      "image.yaml", "x");
+  ASSERT_FALSE(extra);
+  EXPECT_NE(extra.error().message.find("index"), std::string::npos) << extra.error().message;
 }
 
 TEST(ImageDefinition, GpuenvComesAsABinaryOrABundleNeverBothOrNeither) {
@@ -123,7 +159,11 @@ TEST(ImageDefinition, ProviderFieldsMustFit) {
   auto unknown = parse_image_definition(replaced(cuda_image, "provider: pypi", "provider: runfile"), "image.yaml", "x");
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().message.find("runfile"), std::string::npos);
-  auto conda = parse_image_definition(replaced(cuda_image, "provider: pypi", "provider: conda"), "image.yaml", "x");
+  auto conda = parse_image_definition(
+      replaced(replaced(cuda_image, "provider: pypi", "provider: conda"),
+               "    - {wheel: nvidia-cuda-nvcc==13.0.88, sha256: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}\n    - {wheel: nvidia-nvvm==13.0.88, sha256: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb}",
+               "    - cuda-nvcc=13.0"),
+      "image.yaml", "x");
   ASSERT_FALSE(conda);
   EXPECT_NE(conda.error().message.find("wheel_root"), std::string::npos) << conda.error().message;
 }

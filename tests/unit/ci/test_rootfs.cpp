@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "gpuenv/ci/rootfs.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_directory.hpp"
 
 namespace {
 
@@ -27,6 +29,7 @@ ImageDefinition cuda_image() {
   cuda.home = "/opt/cuda-13.0";
   cuda.wheel_root = "nvidia/cu13";
   cuda.packages = {"nvidia-cuda-nvcc==13.0.88"};
+  cuda.wheel_sha256 = {std::string(64, 'a')};
   image.cuda = cuda;
   image.gpuenv_binary = "build/release/gpuenv";
   return image;
@@ -99,6 +102,9 @@ TEST(RootfsKey, WhatChangesTheTreeChangesTheKeyAndNothingElseDoes) {
   auto other_toolkit = cuda_image();
   other_toolkit.cuda->packages = {"nvidia-cuda-nvcc==13.0.48"};
   EXPECT_NE(gpuenv::ci::image_rootfs_key(other_toolkit, mirror), key);
+  auto other_wheel_digest = cuda_image();
+  other_wheel_digest.cuda->wheel_sha256 = {std::string(64, 'b')};
+  EXPECT_NE(gpuenv::ci::image_rootfs_key(other_wheel_digest, mirror), key);
   auto non_free = cuda_image();
   non_free.apt_components = {"contrib", "non-free"};
   EXPECT_NE(gpuenv::ci::image_rootfs_key(non_free, mirror), key);
@@ -166,10 +172,54 @@ TEST(RootfsCommands, TheImagesComponentsAndPackagesAsItsDockerfileHasThem) {
   EXPECT_EQ(gpuenv::ci::apt_packages(cuda_image()).size(), 4u);
 }
 
-TEST(RootfsCommands, WheelsAreDownloadedWithoutDependenciesAsBinaries) {
-  const std::vector<std::string> expected{"python3",  "-m",     "pip",       "download", "--no-deps",
-                                          "--only-binary=:all:", "--dest", "/tmp/wheels", "nvidia-cuda-nvcc==13.0.88"};
-  EXPECT_EQ(gpuenv::ci::pip_download_command(*cuda_image().cuda, "/tmp/wheels"), expected);
+TEST(RootfsCommands, WheelsAreDownloadedPinnedWithoutDependenciesAsBinaries) {
+  const std::vector<std::string> expected{"python3",  "-m", "pip", "download", "--require-hashes", "--no-deps",
+                                          "--only-binary=:all:", "--dest", "/tmp/wheels", "-r", "/tmp/wheels.txt"};
+  EXPECT_EQ(gpuenv::ci::pip_download_command("/tmp/wheels.txt", "/tmp/wheels"), expected);
+  EXPECT_EQ(gpuenv::ci::pinned_wheel_requirements(*cuda_image().cuda),
+            "nvidia-cuda-nvcc==13.0.88 --hash=sha256:" + std::string(64, 'a') + "\n");
+}
+
+// pip itself enforces the pins: a wheel whose bytes are not the pinned
+// sha256 (a compromised mirror, a replaced upload) is refused, the pinned
+// one downloaded. Served from a local directory instead of PyPI.
+TEST(RootfsCommands, PipRefusesAWheelThatIsNotThePinnedOne) {
+  gpuenv::testing::TempDirectory dir;
+  const fs::path index = dir.path() / "index";
+  fs::create_directories(index);
+  const fs::path wheel = index / "gpuenv_pin_test-1.0-py3-none-any.whl";
+  const auto made = gpuenv::testing::run_program(
+      "python3", {"-c",
+                  "import sys, zipfile\n"
+                  "with zipfile.ZipFile(sys.argv[1], 'w') as z:\n"
+                  "    info = 'gpuenv_pin_test-1.0.dist-info/'\n"
+                  "    z.writestr(info + 'METADATA', 'Metadata-Version: 2.1\\nName: gpuenv-pin-test\\nVersion: 1.0\\n')\n"
+                  "    z.writestr(info + 'WHEEL', 'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n"
+                  "    z.writestr(info + 'RECORD', '')\n",
+                  wheel.string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto hashed = gpuenv::testing::run_program(
+      "python3", {"-c", "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())",
+                  wheel.string()});
+  ASSERT_EQ(hashed.exit_code, 0) << hashed.err;
+  const std::string right = hashed.out.substr(0, 64);
+
+  CudaToolkit toolkit;
+  toolkit.packages = {"gpuenv-pin-test==1.0"};
+  for (const auto& [sha256, accepted] : {std::pair{std::string(64, '0'), false}, std::pair{right, true}}) {
+    toolkit.wheel_sha256 = {sha256};
+    const fs::path requirements = dir.path() / "requirements.txt";
+    gpuenv::testing::write_text_file(requirements, gpuenv::ci::pinned_wheel_requirements(toolkit));
+    const fs::path downloads = dir.path() / ("downloads-" + sha256.substr(0, 8));
+    auto command = gpuenv::ci::pip_download_command(requirements, downloads);
+    command.insert(command.end(), {"--no-index", "--find-links", index.string()});
+    const auto pip = gpuenv::testing::run_program(command.front(), {command.begin() + 1, command.end()});
+    EXPECT_EQ(pip.exit_code == 0, accepted) << pip.out << pip.err;
+    EXPECT_EQ(fs::exists(downloads / wheel.filename()), accepted);
+    if (!accepted) {
+      EXPECT_NE(pip.err.find("DO NOT MATCH THE HASHES"), std::string::npos) << pip.err;
+    }
+  }
 }
 
 }  // namespace

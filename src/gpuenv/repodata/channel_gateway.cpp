@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <future>
 #include <optional>
+#include <vector>
 
 #include "gpuenv/repodata/fetch.hpp"
 #include "gpuenv/repodata/shard_cache.hpp"
@@ -154,8 +156,14 @@ class BackgroundRevalidation final : public IndexRevalidation {
   BackgroundRevalidation(std::vector<ShardIndexSource> sources, FetchOptions options)
       : sources_(std::move(sources)), cache_(options.cache_dir / "shards") {
     answers_ = std::async(std::launch::async, [this, options = std::move(options)] {
-      net::HttpClient client(net::HttpClientOptions{options.client, sources_.size()});
-      return revalidate_cached_shard_indexes(sources_, cache_, options, ShardLimits{}.max_compressed_bytes, client);
+      try {
+        net::HttpClient client(net::HttpClientOptions{options.client, sources_.size()});
+        return revalidate_cached_shard_indexes(sources_, cache_, options, ShardLimits{}.max_compressed_bytes, client);
+      } catch (const std::exception&) {
+        // Not current: the ordinary fetch that follows meets the same
+        // problem on the caller's thread and reports it.
+        return std::vector<CachedIndexCheck>(sources_.size());
+      }
     });
   }
   ~BackgroundRevalidation() override {

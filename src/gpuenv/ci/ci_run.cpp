@@ -100,7 +100,9 @@ void read_build_document(const fs::path& document_file, const std::string& seen_
     return;
   }
   result.success = document.value("success", false);
-  if (!result.success) result.error = document.value("error", std::string("the build failed"));
+  if (!result.success) {
+    result.error = with_output_paths_on_host(document.value("error", std::string("the build failed")), seen_as, output_dir);
+  }
   const auto packages = document.find("packages");
   if (packages == document.end() || !packages->is_array()) return;
   for (const auto& package : *packages) {
@@ -156,13 +158,34 @@ CiJobResult run_job(const CiRunRequest& request, RunnerKind runner, const CiJob&
   if (ran) {
     read_build_document(document, seen_as, request.output_dir, result);
   } else {
-    result.error = ran.error().message;
+    result.error = with_output_paths_on_host(ran.error().message, seen_as, request.output_dir);
   }
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
 }
 
 }  // namespace
+
+std::string with_output_paths_on_host(std::string text, std::string_view seen_as, const fs::path& output_dir) {
+  if (seen_as.empty()) return text;
+  std::string host = output_dir.lexically_normal().string();
+  while (host.size() > 1 && host.back() == '/') host.pop_back();
+  for (std::size_t at = text.find(seen_as); at != std::string::npos; at = text.find(seen_as, at)) {
+    const std::size_t end = at + seen_as.size();
+    // A whole path, whole components: /x/gpuenv/output and /gpuenv/output-old are other folders.
+    constexpr std::string_view before_path = " \t\n'\"(=:";
+    constexpr std::string_view after_component = "/ \t\n'\":),;";
+    const bool starts_path = at == 0 || before_path.find(text[at - 1]) != std::string_view::npos;
+    const bool ends_component = end == text.size() || after_component.find(text[end]) != std::string_view::npos;
+    if (!starts_path || !ends_component) {
+      at = end;
+      continue;
+    }
+    text.replace(at, seen_as.size(), host);
+    at += host.size();
+  }
+  return text;
+}
 
 std::optional<RunnerKind> parse_runner(std::string_view name) {
   if (name == "chroot") return RunnerKind::chroot;

@@ -71,6 +71,12 @@ struct CiRunResult {
   bool success() const;
 };
 
+// A job in an image names its output files as the image sees them
+// (`/gpuenv/output/bld/...`); its error is read on this machine, so every
+// `seen_as` path in `text` becomes the same path under `output_dir`.
+std::string with_output_paths_on_host(std::string text, std::string_view seen_as,
+                                      const std::filesystem::path& output_dir);
+
 // Errors before any job runs: the recipe does not render, no variant
 // matches the filters, the image or runner is unknown or unavailable here.
 // A job that fails is a result, and the next job still runs.

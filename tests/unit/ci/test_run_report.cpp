@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "gpuenv/ci/ci_run.hpp"
 #include "gpuenv/ci/run_report.hpp"
 
 namespace {
@@ -63,5 +64,26 @@ TEST(RunReport, JsonHasEveryJobAndTheOverallVerdict) {
 }
 
 TEST(RunReport, NoJobsIsNotASuccess) { EXPECT_FALSE(CiRunResult{}.success()); }
+
+}  // namespace
+
+namespace {
+
+// A job's error names its files as the image saw them; the report shows
+// where they are on this machine, so the log can be opened as printed.
+TEST(RunReport, AnImagesOutputPathsAreShownAsTheyAreOnThisMachine) {
+  const std::string error =
+      "gpuenv build failed (exit status 1); its last output:\n"
+      "build script failed: see /gpuenv/output/bld/libstencil-1.0/work/conda_build.log\n"
+      "output folder: '/gpuenv/output'; /gpuenv/output-old and /x/gpuenv/output stay";
+  EXPECT_EQ(gpuenv::ci::with_output_paths_on_host(error, "/gpuenv/output", "/home/ci/out"),
+            "gpuenv build failed (exit status 1); its last output:\n"
+            "build script failed: see /home/ci/out/bld/libstencil-1.0/work/conda_build.log\n"
+            "output folder: '/home/ci/out'; /gpuenv/output-old and /x/gpuenv/output stay");
+  EXPECT_EQ(gpuenv::ci::with_output_paths_on_host("see /gpuenv/output/bld/x.log", "/gpuenv/output", "/home/ci/out/"),
+            "see /home/ci/out/bld/x.log");
+  // The host runner's paths are already this machine's.
+  EXPECT_EQ(gpuenv::ci::with_output_paths_on_host(error, "", "/home/ci/out"), error);
+}
 
 }  // namespace

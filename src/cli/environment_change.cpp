@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "gpuenv/environment/apply.hpp"
@@ -15,6 +14,7 @@
 #include "gpuenv/environment/installed_device_code.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
+#include "gpuenv/util/subprocess.hpp"
 #include "condition_output.hpp"
 #include "error_output.hpp"
 #include "solve_output.hpp"
@@ -27,15 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 using environment::ChangeKind;
 using environment::ErrorKind;
-
-// conda-meta/history's "# cmd:" line: the command as it was typed.
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), {});
-  while (!text.empty() && text.back() == '\0') text.pop_back();
-  std::replace(text.begin(), text.end(), '\0', ' ');
-  return text;
-}
 
 bool is_true(std::optional<std::string> value) {
   if (!value) return false;
@@ -64,25 +55,12 @@ Answer confirm() {
 // -p/-n; for create, an environment.yml's name when neither is given.
 std::expected<fs::path, int> environment_prefix(ChangeKind kind, const ChangeArguments& arguments,
                                                 const std::string& file_name, const util::EnvLookup& env) {
-  auto choice = prefix_choice(arguments.where);
-  if (kind != ChangeKind::create) {
-    auto prefix = environment::resolve_prefix(choice, env, environment::WhenNoPrefixGiven::use_active_prefix);
-    if (!prefix) return std::unexpected(report_error(prefix.error(), arguments.json));
-    return *prefix;
-  }
+  const auto choice = prefix_choice(arguments.where);
   // conda env create: the file's name, unless -p or -n says otherwise.
-  if (choice.path.empty() && choice.name.empty()) choice.name = file_name;
-  if (environment::is_reserved_environment_name(choice.name)) {
-    return std::unexpected(report_usage_error(
-        fmt::format("'{}' is a reserved environment name (it names the root prefix, as in conda): choose another name",
-                    choice.name),
-        arguments.json));
-  }
-  auto prefix = environment::resolve_prefix(choice, env, environment::WhenNoPrefixGiven::refuse);
+  auto prefix = kind == ChangeKind::create
+                    ? environment::resolve_new_environment_prefix(choice, file_name, env)
+                    : environment::resolve_prefix(choice, env, environment::WhenNoPrefixGiven::use_active_prefix);
   if (!prefix) return std::unexpected(report_error(prefix.error(), arguments.json));
-  if (auto usable = environment::check_prefix_for_path(*prefix); !usable) {
-    return std::unexpected(report_error(usable.error(), arguments.json));
-  }
   return *prefix;
 }
 
@@ -134,7 +112,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   }
 
   environment::ApplyOptions options;
-  options.command_line = command_line();
+  options.command_line = util::running_command_line();
   options.override_frozen = arguments.override_frozen;
   const auto applied = environment::apply(plan, settings, options, reporter);
   if (!applied) return report_error(applied.error(), arguments.json);

@@ -8,8 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace gpuenv::util {
@@ -150,6 +153,14 @@ std::expected<std::filesystem::path, std::string> running_executable() {
                            "): run gpuenv where /proc is mounted");
   }
   return path;
+}
+
+std::string running_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  std::replace(text.begin(), text.end(), '\0', ' ');
+  return text;
 }
 
 }  // namespace gpuenv::util

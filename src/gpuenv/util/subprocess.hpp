@@ -52,4 +52,9 @@ std::string describe_signal(int signal);
 // what it starts (CI jobs, activation hooks); the error says why not.
 std::expected<std::filesystem::path, std::string> running_executable();
 
+// The running program's command line (/proc/self/cmdline) with its words
+// joined by spaces, as conda-meta/history's "# cmd:" line records it; empty
+// where /proc is not mounted.
+std::string running_command_line();
+
 }  // namespace gpuenv::util

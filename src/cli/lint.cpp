@@ -35,14 +35,12 @@ struct LintedRecipe {
   std::vector<rc::LintFinding> findings;
 };
 
-struct Counts {
-  std::size_t errors = 0, warnings = 0;
-  void add(const std::vector<rc::LintFinding>& findings) {
-    for (const auto& finding : findings) {
-      ++(finding.severity == rc::LintFinding::Severity::error ? errors : warnings);
-    }
-  }
-};
+// The findings of several recipes, counted together.
+rc::LintCounts total_counts(const std::vector<LintedRecipe>& linted) {
+  rc::LintCounts total;
+  for (const auto& each : linted) total += rc::count_lint_findings(each.findings);
+  return total;
+}
 
 json position_json(std::size_t value) { return value > 0 ? json(value) : json(nullptr); }
 
@@ -58,12 +56,10 @@ json finding_json(const rc::LintFinding& finding) {
 }
 
 json linted_json(const std::string& platform, const std::vector<LintedRecipe>& linted) {
-  Counts total;
+  const auto total = total_counts(linted);
   json recipes = json::array();
   for (const auto& each : linted) {
-    Counts counts;
-    counts.add(each.findings);
-    total.add(each.findings);
+    const auto counts = rc::count_lint_findings(each.findings);
     json findings = json::array();
     for (const auto& finding : each.findings) findings.push_back(finding_json(finding));
     recipes.push_back({{"recipe", each.recipe},
@@ -89,15 +85,14 @@ const char* plural(std::size_t count, const char* word_one, const char* word_man
 }
 
 void print_linted(const std::vector<LintedRecipe>& linted) {
-  Counts total;
   for (const auto& each : linted) {
-    total.add(each.findings);
     if (each.findings.empty()) fmt::print("{}: no findings\n", each.recipe);
     for (const auto& finding : each.findings) {
       fmt::print("{}: {}[{}] {}\n    fix: {}\n", location(finding), rc::severity_name(finding.severity), finding.check,
                  finding.message, finding.fix);
     }
   }
+  const auto total = total_counts(linted);
   fmt::print("{} {}, {} {}\n", total.errors, plural(total.errors, "error", "errors"), total.warnings,
              plural(total.warnings, "warning", "warnings"));
 }

@@ -300,4 +300,10 @@ bool has_lint_errors(const std::vector<LintFinding>& findings) {
                      [](const LintFinding& finding) { return finding.severity == LintFinding::Severity::error; });
 }
 
+LintCounts count_lint_findings(const std::vector<LintFinding>& findings) {
+  LintCounts counts;
+  for (const auto& finding : findings) ++(finding.severity == LintFinding::Severity::error ? counts.errors : counts.warnings);
+  return counts;
+}
+
 }  // namespace gpuenv::recipe

@@ -51,4 +51,18 @@ std::string_view severity_name(LintFinding::Severity severity);
 
 bool has_lint_errors(const std::vector<LintFinding>& findings);
 
+struct LintCounts {
+  std::size_t errors = 0;
+  std::size_t warnings = 0;
+
+  LintCounts& operator+=(const LintCounts& other) {
+    errors += other.errors;
+    warnings += other.warnings;
+    return *this;
+  }
+};
+
+// How many of `findings` are errors and how many warnings.
+LintCounts count_lint_findings(const std::vector<LintFinding>& findings);
+
 }  // namespace gpuenv::recipe

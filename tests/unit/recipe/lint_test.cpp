@@ -415,6 +415,25 @@ TEST_F(LintFixture, DeeplyNestedHugeAndExpandingRecipesGiveAClearError) {
 
 // --- the shared test data ---
 
+TEST(LintCounts, ErrorsAndWarningsAreCountedApartAndAddUp) {
+  const auto finding = [](LintFinding::Severity severity) {
+    LintFinding made;
+    made.severity = severity;
+    return made;
+  };
+  const std::vector<LintFinding> findings = {finding(LintFinding::Severity::warning),
+                                             finding(LintFinding::Severity::error),
+                                             finding(LintFinding::Severity::warning)};
+  auto counts = count_lint_findings(findings);
+  EXPECT_EQ(counts.errors, 1u);
+  EXPECT_EQ(counts.warnings, 2u);
+  counts += count_lint_findings({finding(LintFinding::Severity::error)});
+  EXPECT_EQ(counts.errors, 2u);
+  EXPECT_EQ(counts.warnings, 2u);
+  const auto none = count_lint_findings({});
+  EXPECT_EQ(none.errors + none.warnings, 0u);
+}
+
 TEST(LintTestdata, EveryRecipeLintsWithoutCrashingAndRenderableOnesHaveNoReaderErrors) {
   const fs::path root = testing::testdata_dir() / "recipes";
   if (!fs::exists(root)) GTEST_SKIP() << "no " << root;

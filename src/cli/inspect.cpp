@@ -108,28 +108,11 @@ void print_listing(const cb::BinaryListing& listing, bool with_entries) {
   }
 }
 
-// Writes each distinct container as <file name>.<offset>.fatbin, so that
-// cuobjdump can list what gpuenv found outside the registered sections.
+// The containers go to files; only a failure is said.
 bool extract_containers(const cb::BinaryListing& listing, const std::string& directory) {
-  std::error_code ignored;
-  std::filesystem::create_directories(directory, ignored);
-  std::uint64_t last_offset = ~0ull;
-  const auto stem = std::filesystem::path(listing.path).filename().string();
-  for (const auto& entry : listing.entries) {
-    if (entry.container_size == 0 || entry.container_offset == last_offset) continue;
-    last_offset = entry.container_offset;
-    auto bytes = cb::extract_container(listing.path, entry, max_extracted_bytes);
-    if (!bytes) {
-      fmt::print(stderr, "gpuenv: error: {}\n", bytes.error().message);
-      return false;
-    }
-    const auto target = std::filesystem::path(directory) / fmt::format("{}.{:x}.fatbin", stem, entry.container_offset);
-    if (auto problem = util::write_file_atomically(target, *bytes)) {
-      fmt::print(stderr, "gpuenv: error: {}\n", *problem);
-      return false;
-    }
-  }
-  return true;
+  const auto written = cb::write_containers(listing, directory, max_extracted_bytes);
+  if (!written) fmt::print(stderr, "gpuenv: error: {}\n", written.error());
+  return written.has_value();
 }
 
 bool print_ptx(const cb::BinaryListing& listing) {

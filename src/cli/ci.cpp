@@ -74,19 +74,9 @@ int report_ci_error(const ci::CiError& error, bool as_json) {
 int run_images(const ImagesArguments& arguments) {
   auto states = ci::sync_dockerfiles(arguments.images_dir, arguments.write);
   if (!states) return report_ci_error(states.error(), arguments.json);
-  std::vector<std::string> stale;
-  for (const auto& state : *states) {
-    if (!state.up_to_date) stale.push_back(state.dockerfile.string());
-  }
+  const auto stale = ci::stale_dockerfiles(*states);
   if (arguments.json) {
-    json images = json::array();
-    for (const auto& state : *states) {
-      images.push_back({{"image", state.image},
-                        {"dockerfile", state.dockerfile.string()},
-                        {"up_to_date", state.up_to_date},
-                        {"written", arguments.write && !state.up_to_date}});
-    }
-    fmt::print("{}\n", json{{"schema_version", 1}, {"images", std::move(images)}}.dump(2));
+    fmt::print("{}\n", ci::dockerfile_states_json(*states, arguments.write));
   } else {
     for (const auto& state : *states) {
       const char* verdict = state.up_to_date ? "up to date" : arguments.write ? "written" : "stale";

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "channel_setup.hpp"
+#include "gpuenv/environment/channel_names.hpp"
 #include "command.hpp"
 #include "gpuenv/environment/search.hpp"
 #include "solve_output.hpp"
@@ -46,7 +47,7 @@ void print_table(const std::vector<specs::PackageRecord>& records, const solver:
              "Channel");
   for (const auto* record : environment::oldest_first(records)) {
     fmt::print("{:<{}} {:>{}} {:>{}}  {}\n", record->name, name_width, record->version, version_width,
-               record->build, build_width, channel_name_of(*record, loaded));
+               record->build, build_width, environment::channel_name_of(*record, loaded));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channel_setup.hpp"
+#include "gpuenv/environment/channel_names.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
 
 namespace gpuenv::cli {
@@ -21,7 +22,7 @@ json action_json(const specs::PackageRecord& record, const solver::ChannelLoadRe
       {"version", record.version},
       {"build", record.build},
       {"build_number", record.build_number},
-      {"channel", specs::mask_credentials(channel_name_of(record, loaded))},
+      {"channel", specs::mask_credentials(environment::channel_name_of(record, loaded))},
       {"subdir", record.subdir},
       {"fn", record.fn},
       {"url", specs::mask_credentials(record.url)},
@@ -87,12 +88,7 @@ void print_plan(const solver::Solution& solution, const solver::ChannelLoadResul
     fmt::print("Platform:         {}\n", machine.platform);
     fmt::print("Virtual packages: {}\n", virtual_packages_text(machine));
   }
-  std::vector<std::string> channels;
-  for (const auto& subdir : loaded.subdirs) {
-    if (std::find(channels.begin(), channels.end(), subdir.source.channel_name) == channels.end()) {
-      channels.push_back(subdir.source.channel_name);
-    }
-  }
+  const auto channels = environment::loaded_channel_names(loaded);
   if (!channels.empty()) fmt::print("Channels:         {}\n", fmt::join(channels, ", "));
   fmt::print("\n");
 
@@ -106,7 +102,7 @@ void print_plan(const solver::Solution& solution, const solver::ChannelLoadResul
     for (const auto& record : records) sorted.push_back(&record);
     std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
     for (const auto* record : sorted) {
-      rows.push_back({sign, record->name, record->version, record->build, channel_name_of(*record, loaded),
+      rows.push_back({sign, record->name, record->version, record->build, environment::channel_name_of(*record, loaded),
                       record->size ? human_size(*record->size) : std::string("-")});
       if (*sign == '+' && record->size) total += *record->size;
     }

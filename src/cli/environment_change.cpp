@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "gpuenv/environment/apply.hpp"
+#include "gpuenv/environment/change_report.hpp"
 #include "gpuenv/environment/cuda_without_driver.hpp"
 #include "gpuenv/environment/environment_name.hpp"
 #include "gpuenv/environment/installed_device_code.hpp"
@@ -71,9 +72,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   const auto& solution = plan.solution;
   if (plan.changes_nothing()) {
     if (arguments.json) {
-      const nlohmann::ordered_json output{
-          {"success", true}, {"message", plan.nothing_to_do}, {"prefix", plan.prefix.string()}};
-      fmt::print("{}\n", output.dump(2));
+      fmt::print("{}\n", environment::nothing_to_do_json(plan));
     } else {
       fmt::print("{}\n", plan.nothing_to_do);
     }
@@ -82,9 +81,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   if (const auto note = environment::cuda_without_driver_note(plan)) reporter.warning(*note);
   if (arguments.dry_run) {
     if (arguments.json) {
-      auto output = plan_json(solution, plan.loaded, plan.prefix, true);
-      add_condition_json(output, plan.conditions, plan.loaded);
-      fmt::print("{}\n", output.dump(2));
+      fmt::print("{}\n", environment::dry_run_json(plan));
     } else {
       print_plan(solution, plan.loaded, plan.prefix, plan.machine);
       print_conditions(plan.conditions);
@@ -117,10 +114,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   const auto applied = environment::apply(plan, settings, options, reporter);
   if (!applied) return report_error(applied.error(), arguments.json);
   if (arguments.json) {
-    auto output = plan_json(solution, plan.loaded, plan.prefix, false);
-    add_condition_json(output, plan.conditions, plan.loaded);
-    add_transaction_json(output, *applied);
-    fmt::print("{}\n", output.dump(2));
+    fmt::print("{}\n", environment::applied_change_json(plan, *applied));
     std::fflush(stdout);
     for (const auto& warning : applied->transaction.warnings) reporter.warning(warning);
   } else {

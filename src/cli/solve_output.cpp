@@ -8,32 +8,11 @@
 
 #include "channel_setup.hpp"
 #include "gpuenv/environment/channel_names.hpp"
-#include "gpuenv/specs/url_credentials.hpp"
 
 namespace gpuenv::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-json action_json(const specs::PackageRecord& record, const solver::ChannelLoadResult& loaded) {
-  const std::string base_url = specs::mask_credentials(record.channel);
-  return json{
-      {"name", record.name},
-      {"version", record.version},
-      {"build", record.build},
-      {"build_number", record.build_number},
-      {"channel", specs::mask_credentials(environment::channel_name_of(record, loaded))},
-      {"subdir", record.subdir},
-      {"fn", record.fn},
-      {"url", specs::mask_credentials(record.url)},
-      {"sha256", record.sha256},
-      // conda's own keys for the same facts, for tools that read conda's output.
-      {"base_url", base_url},
-      {"build_string", record.build},
-      {"dist_name", record.dist_str()},
-      {"platform", record.subdir},
-  };
-}
 
 std::string virtual_packages_text(const system::MachineDescription& machine) {
   std::string text;
@@ -54,19 +33,6 @@ std::string human_size(std::uint64_t bytes) {
     ++unit;
   }
   return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
-}
-
-nlohmann::ordered_json plan_json(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
-                                 const std::filesystem::path& prefix, bool dry_run) {
-  json link = json::array();
-  for (const auto& record : solution.link) link.push_back(action_json(record, loaded));
-  json unlink = json::array();
-  for (const auto& record : solution.unlink) unlink.push_back(action_json(record, loaded));
-  json output{{"success", true}};
-  if (dry_run) output["dry_run"] = true;
-  output["prefix"] = prefix.string();
-  output["actions"] = json{{"LINK", link}, {"UNLINK", unlink}, {"PREFIX", prefix.string()}};
-  return output;
 }
 
 void print_json_failure(const std::string& error, const std::vector<std::string>& explanation,

@@ -415,6 +415,58 @@ TEST_F(LintFixture, DeeplyNestedHugeAndExpandingRecipesGiveAClearError) {
 
 // --- the shared test data ---
 
+TEST(LintReport, TheJsonCountsEachRecipeAndAllAndNullsAWholeFilesPosition) {
+  LintFinding error;
+  error.severity = LintFinding::Severity::error;
+  error.check = "source-sha256-missing";
+  error.file = "a/recipe.yaml";
+  error.position = {3, 5};
+  error.message = "no sha256";
+  error.fix = "add one";
+  LintFinding warning;
+  warning.severity = LintFinding::Severity::warning;
+  warning.check = "about-license-file";
+  warning.file = "b/recipe.yaml";
+  warning.output = "libb";
+  warning.message = "no license file";
+  warning.fix = "name it";
+  const std::vector<LintedRecipe> linted = {{"a", {error}}, {"b", {warning, warning}}, {"c", {}}};
+  const auto total = total_lint_counts(linted);
+  EXPECT_EQ(total.errors, 1u);
+  EXPECT_EQ(total.warnings, 2u);
+  const auto text = lint_report_json("linux-64", linted);
+  EXPECT_EQ(text.substr(0, text.find("\"recipes\"")), R"({
+  "schema_version": 1,
+  "target_platform": "linux-64",
+  "errors": 1,
+  "warnings": 2,
+  )");
+  EXPECT_NE(text.find(R"("recipe": "a",
+      "errors": 1,
+      "warnings": 0,
+      "findings": [
+        {
+          "severity": "error",
+          "check": "source-sha256-missing",
+          "file": "a/recipe.yaml",
+          "line": 3,
+          "column": 5,
+          "output": null,)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"("line": null,
+          "column": null,
+          "output": "libb",)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"("recipe": "c",
+      "errors": 0,
+      "warnings": 0,
+      "findings": [])"),
+            std::string::npos)
+      << text;
+}
+
 TEST(LintCounts, ErrorsAndWarningsAreCountedApartAndAddUp) {
   const auto finding = [](LintFinding::Severity severity) {
     LintFinding made;

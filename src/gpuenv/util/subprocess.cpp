@@ -155,6 +155,20 @@ std::expected<std::filesystem::path, std::string> running_executable() {
   return path;
 }
 
+int replace_process(const std::string& program, std::vector<std::string> arguments,
+                    const std::map<std::string, std::string>& variables) {
+  std::vector<std::string> environment_entries;
+  for (const auto& [name, value] : variables) environment_entries.push_back(name + "=" + value);
+  std::vector<char*> environment_pointers;
+  for (auto& entry : environment_entries) environment_pointers.push_back(entry.data());
+  environment_pointers.push_back(nullptr);
+  std::vector<char*> argument_pointers;
+  for (auto& argument : arguments) argument_pointers.push_back(argument.data());
+  argument_pointers.push_back(nullptr);
+  ::execve(program.c_str(), argument_pointers.data(), environment_pointers.data());
+  return errno;
+}
+
 std::string running_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), {});

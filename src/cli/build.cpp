@@ -59,27 +59,20 @@ int fail(const std::string& message, bool as_json, const std::string& report) {
   return report_error(environment::make_error(environment::ErrorKind::configuration, message));
 }
 
-recipe::RenderRequest render_request(const BuildArguments& arguments, const std::string& build_platform,
-                                     const std::string& target_platform) {
-  recipe::RenderRequest render;
-  render.overrides = arguments.overrides;
-  render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
-  render.build_platform = build_platform;
-  render.target_platform = target_platform;
-  render.environment = util::environment_variables();
-  return render;
+recipe::RenderRequest render_request(const BuildArguments& arguments, const std::string& target_platform) {
+  return recipe::render_request_on_this_machine(arguments.overrides, arguments.variant_files, target_platform);
 }
 
 // --dry-run: the plan of every recipe; exit 1 when an environment of some
 // variant cannot be solved (each is explained), so CI can gate on it.
 int run_dry_run(const BuildArguments& arguments, const environment::Settings& settings,
-                const std::string& build_platform, const std::string& target_platform) {
+                const std::string& target_platform) {
   CliBuildObserver observer(arguments.json);
   std::vector<build::PlannedRecipe> planned;
   for (const auto& argument : arguments.recipes) {
     const auto recipe_file = recipe_file_of(argument);
     build::RecipePlanRequest request;
-    request.render = render_request(arguments, build_platform, target_platform);
+    request.render = render_request(arguments, target_platform);
     request.settings = &settings;
     auto plan = build::plan_recipe(recipe_file, request, observer);
     if (!plan) {
@@ -114,7 +107,7 @@ int run_build(const BuildArguments& arguments) {
     if (!parsed) return report_usage_error(parsed.error().message, arguments.json);
     package_format = *parsed;
   }
-  if (arguments.dry_run) return run_dry_run(arguments, *settings, build_platform, target_platform);
+  if (arguments.dry_run) return run_dry_run(arguments, *settings, target_platform);
   auto source_override = build::make_source_override(arguments.source, arguments.source_version);
   if (!source_override) return report_usage_error(source_override.error().message, arguments.json);
   CliBuildObserver observer(arguments.json);
@@ -122,7 +115,7 @@ int run_build(const BuildArguments& arguments) {
   for (const auto& argument : arguments.recipes) {
     const auto recipe_file = recipe_file_of(argument);
     build::RecipeBuildRequest request;
-    request.render = render_request(arguments, build_platform, target_platform);
+    request.render = render_request(arguments, target_platform);
     request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
     request.settings = &*settings;
     request.timestamp = build::reproducible_timestamp(env, recipe_file);

@@ -56,12 +56,8 @@ void print_linted(const std::vector<rc::LintedRecipe>& linted) {
 
 int run_lint(const LintArguments& arguments) {
   rc::LintRequest request;
-  request.render.overrides = arguments.overrides;
-  request.render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
-  request.render.build_platform = specs::Platform::current().str();
-  request.render.target_platform =
-      arguments.target_platform.empty() ? request.render.build_platform : arguments.target_platform;
-  request.render.environment = util::environment_variables();
+  request.render =
+      rc::render_request_on_this_machine(arguments.overrides, arguments.variant_files, arguments.target_platform);
   std::vector<rc::LintedRecipe> linted;
   for (const auto& recipe : arguments.recipes) {
     auto findings = rc::lint_recipe_file(rc::recipe_file_path(recipe), request);

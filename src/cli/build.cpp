@@ -4,11 +4,11 @@
 // stdout says what was built, or with --json gives it as one document.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -19,6 +19,7 @@
 #include "error_output.hpp"
 #include "gpuenv/builder/build_plan.hpp"
 #include "gpuenv/builder/build_recipe.hpp"
+#include "gpuenv/builder/build_report.hpp"
 #include "gpuenv/builder/package_format.hpp"
 #include "gpuenv/recipe/render.hpp"
 #include "gpuenv/specs/platform.hpp"
@@ -27,7 +28,6 @@ namespace gpuenv::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
 
 struct BuildArguments {
   std::vector<std::string> recipes;
@@ -49,53 +49,45 @@ fs::path recipe_file_of(const std::string& argument) {
   return fs::absolute(gpuenv::recipe::recipe_file_path(argument));
 }
 
-// `done`: what the run got to before the failure, under `key` in --json.
-int fail(const std::string& message, bool as_json, json& done, const char* key = "packages") {
+// Text: the error on stderr. --json: `report`, what the run got to before
+// the failure, with the error.
+int fail(const std::string& message, bool as_json, const std::string& report) {
   if (as_json) {
-    fmt::print("{}\n", json{{"success", false}, {"error", message}, {key, done}}.dump(2));
+    fmt::print("{}\n", report);
     return 1;
   }
   return report_error(environment::make_error(environment::ErrorKind::configuration, message));
 }
 
-recipe::RenderRequest render_request(const BuildArguments& arguments, const std::string& build_platform,
-                                     const std::string& target_platform) {
-  recipe::RenderRequest render;
-  render.overrides = arguments.overrides;
-  render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
-  render.build_platform = build_platform;
-  render.target_platform = target_platform;
-  render.environment = util::environment_variables();
-  return render;
+recipe::RenderRequest render_request(const BuildArguments& arguments, const std::string& target_platform) {
+  return recipe::render_request_on_this_machine(arguments.overrides, arguments.variant_files, target_platform);
 }
 
 // --dry-run: the plan of every recipe; exit 1 when an environment of some
 // variant cannot be solved (each is explained), so CI can gate on it.
 int run_dry_run(const BuildArguments& arguments, const environment::Settings& settings,
-                const std::string& build_platform, const std::string& target_platform) {
+                const std::string& target_platform) {
   CliBuildObserver observer(arguments.json);
-  json recipes = json::array();
-  bool solved = true;
+  std::vector<build::PlannedRecipe> planned;
   for (const auto& argument : arguments.recipes) {
     const auto recipe_file = recipe_file_of(argument);
     build::RecipePlanRequest request;
-    request.render = render_request(arguments, build_platform, target_platform);
+    request.render = render_request(arguments, target_platform);
     request.settings = &settings;
     auto plan = build::plan_recipe(recipe_file, request, observer);
     if (!plan) {
+      const auto& message = plan.error().message;
       if (plan.error().kind == build::BuildErrorKind::variant_override) {
-        return report_usage_error(plan.error().message, arguments.json);
+        return report_usage_error(message, arguments.json);
       }
-      return fail(plan.error().message, arguments.json, recipes, "recipes");
+      return fail(message, arguments.json, arguments.json ? build::plan_report_json(planned, message) : "");
     }
-    solved = solved && plan->solved();
-    if (arguments.json) {
-      recipes.push_back(recipe_plan_json(recipe_file, *plan));
-    } else {
-      print_recipe_plan(recipe_file, *plan);
-    }
+    if (!arguments.json) print_recipe_plan(recipe_file, *plan);
+    planned.push_back({recipe_file, std::move(*plan)});
   }
-  if (arguments.json) fmt::print("{}\n", json{{"success", solved}, {"recipes", recipes}}.dump(2));
+  if (arguments.json) fmt::print("{}\n", build::plan_report_json(planned, std::nullopt));
+  const bool solved =
+      std::all_of(planned.begin(), planned.end(), [](const build::PlannedRecipe& each) { return each.plan.solved(); });
   return solved ? 0 : 1;
 }
 
@@ -115,15 +107,15 @@ int run_build(const BuildArguments& arguments) {
     if (!parsed) return report_usage_error(parsed.error().message, arguments.json);
     package_format = *parsed;
   }
-  if (arguments.dry_run) return run_dry_run(arguments, *settings, build_platform, target_platform);
+  if (arguments.dry_run) return run_dry_run(arguments, *settings, target_platform);
   auto source_override = build::make_source_override(arguments.source, arguments.source_version);
   if (!source_override) return report_usage_error(source_override.error().message, arguments.json);
   CliBuildObserver observer(arguments.json);
-  json built = json::array();
+  std::vector<build::BuiltVariant> built;
   for (const auto& argument : arguments.recipes) {
     const auto recipe_file = recipe_file_of(argument);
     build::RecipeBuildRequest request;
-    request.render = render_request(arguments, build_platform, target_platform);
+    request.render = render_request(arguments, target_platform);
     request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
     request.settings = &*settings;
     request.timestamp = build::reproducible_timestamp(env, recipe_file);
@@ -133,31 +125,21 @@ int run_build(const BuildArguments& arguments) {
     const auto result = build::build_recipe(recipe_file, request, observer);
     for (const auto& each : result.built) {
       const auto& package = each.package;
-      built.push_back({{"name", each.name},
-                       {"version", each.version},
-                       {"build_string", each.build_string},
-                       {"package", package.package.string()},
-                       {"log", package.log_file.string()},
-                       {"files", package.files},
-                       {"tests", package.tests},
-                       {"cuda_check", package.cuda_check.empty() ? json(nullptr) : json(package.cuda_check)},
-                       {"machine_compilers", package.used_machine_compilers},
-                       {"seconds", package.seconds},
-                       {"script_seconds", package.script_seconds},
-                       {"elf_seconds", package.elf_seconds}});
       if (!arguments.json) {
         fmt::print("built {}-{}-{}: {} ({} files, {:.2f} s)\n", each.name, each.version, each.build_string,
                    package.package.string(), package.files, package.seconds);
       }
+      built.push_back(each);
     }
     if (result.error) {
+      const auto& message = result.error->message;
       if (result.error->kind == build::BuildErrorKind::variant_override) {
-        return report_usage_error(result.error->message, arguments.json);
+        return report_usage_error(message, arguments.json);
       }
-      return fail(result.error->message, arguments.json, built);
+      return fail(message, arguments.json, arguments.json ? build::build_report_json(built, message) : "");
     }
   }
-  if (arguments.json) fmt::print("{}\n", json{{"success", true}, {"packages", built}}.dump(2));
+  if (arguments.json) fmt::print("{}\n", build::build_report_json(built, std::nullopt));
   return 0;
 }
 

@@ -8,8 +8,6 @@ namespace gpuenv::cli {
 
 namespace {
 
-using json = nlohmann::ordered_json;
-
 std::string variant_line(const recipe::Variant& variant) {
   std::string line;
   for (const auto& [key, value] : variant) line += (line.empty() ? "" : ", ") + key + "=" + value.display();
@@ -26,21 +24,6 @@ void print_environment(const char* role, const build::PlannedEnvironment& enviro
   for (const auto& record : environment.packages) {
     fmt::print("    {} {} {}\n", record.name, record.version, record.build);
   }
-}
-
-json environment_json(const build::PlannedEnvironment& environment) {
-  json packages = json::array();
-  for (const auto& record : environment.packages) {
-    packages.push_back({{"name", record.name},
-                        {"version", record.version},
-                        {"build", record.build},
-                        {"channel", record.channel},
-                        {"subdir", record.subdir}});
-  }
-  return {{"platform", environment.platform},
-          {"specs", environment.specs},
-          {"machine_compilers", environment.machine_compilers},
-          {"packages", std::move(packages)}};
 }
 
 }  // namespace
@@ -62,29 +45,6 @@ void print_recipe_plan(const std::filesystem::path& recipe_file, const build::Re
   fmt::print("{}: {} variant{} planned ({} skipped by the recipe){}\n", recipe_file.string(), plan.variants.size(),
              plan.variants.size() == 1 ? "" : "s", plan.skipped,
              unsolved == 0 ? ", every environment solves" : fmt::format(", {} cannot be solved", unsolved));
-}
-
-json recipe_plan_json(const std::filesystem::path& recipe_file, const build::RecipePlan& plan) {
-  json variants = json::array();
-  for (const auto& variant : plan.variants) {
-    json keys = json::object();
-    for (const auto& [key, value] : variant.variant) keys[key] = value.display();
-    json entry{{"name", variant.name},
-               {"version", variant.version},
-               {"build_string", variant.build_string},
-               {"subdir", variant.subdir},
-               {"variant", std::move(keys)},
-               {"solved", variant.solved()},
-               {"build", environment_json(variant.build)},
-               {"host", environment_json(variant.host)}};
-    if (!variant.solved()) {
-      entry["failed_environment"] = variant.failed_environment;
-      entry["error"] = variant.problem;
-      entry["explanation"] = variant.explanation;
-    }
-    variants.push_back(std::move(entry));
-  }
-  return {{"recipe", recipe_file.string()}, {"skipped", plan.skipped}, {"variants", std::move(variants)}};
 }
 
 }  // namespace gpuenv::cli

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "gpuenv/environment/settings.hpp"
-#include "gpuenv/solver/channel_loader.hpp"
 
 namespace gpuenv::cli {
 
@@ -26,8 +25,5 @@ void add_channel_options(CLI::App* command, ChannelArguments& arguments);
 
 // What the options say on top of the configuration.
 environment::SettingsOverrides settings_overrides(const ChannelArguments& arguments);
-
-// The name users know a record's channel by, from the channels loaded.
-std::string channel_name_of(const specs::PackageRecord& record, const solver::ChannelLoadResult& loaded);
 
 }  // namespace gpuenv::cli

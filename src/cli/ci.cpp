@@ -20,6 +20,7 @@
 #include "gpuenv/ci/ci_config.hpp"
 #include "gpuenv/ci/ci_matrix.hpp"
 #include "gpuenv/ci/ci_run.hpp"
+#include "gpuenv/ci/rootfs.hpp"
 #include "gpuenv/ci/run_report.hpp"
 #include "gpuenv/ci/dockerfile.hpp"
 #include "gpuenv/ci/gpuenv_bundle.hpp"
@@ -73,19 +74,9 @@ int report_ci_error(const ci::CiError& error, bool as_json) {
 int run_images(const ImagesArguments& arguments) {
   auto states = ci::sync_dockerfiles(arguments.images_dir, arguments.write);
   if (!states) return report_ci_error(states.error(), arguments.json);
-  std::vector<std::string> stale;
-  for (const auto& state : *states) {
-    if (!state.up_to_date) stale.push_back(state.dockerfile.string());
-  }
+  const auto stale = ci::stale_dockerfiles(*states);
   if (arguments.json) {
-    json images = json::array();
-    for (const auto& state : *states) {
-      images.push_back({{"image", state.image},
-                        {"dockerfile", state.dockerfile.string()},
-                        {"up_to_date", state.up_to_date},
-                        {"written", arguments.write && !state.up_to_date}});
-    }
-    fmt::print("{}\n", json{{"schema_version", 1}, {"images", std::move(images)}}.dump(2));
+    fmt::print("{}\n", ci::dockerfile_states_json(*states, arguments.write));
   } else {
     for (const auto& state : *states) {
       const char* verdict = state.up_to_date ? "up to date" : arguments.write ? "written" : "stale";
@@ -102,26 +93,6 @@ int run_images(const ImagesArguments& arguments) {
   return 0;
 }
 
-json matrix_json(const ci::CiMatrix& matrix) {
-  json jobs = json::array();
-  for (const auto& job : matrix.jobs) {
-    jobs.push_back({{"id", job.id},
-                    {"recipe", job.recipe},
-                    {"recipe_hash", job.recipe_hash},
-                    {"package", job.package},
-                    {"version", job.version},
-                    {"build_string", job.build_string},
-                    {"image", job.image},
-                    {"docker_image", job.docker_image},
-                    {"variant", job.variant_arguments},
-                    {"needs", job.needs}});
-  }
-  return {{"schema_version", 1},
-          {"variant_files", matrix.variant_files},
-          {"index_image", matrix.index_image},
-          {"jobs", std::move(jobs)}};
-}
-
 int run_render_ci(const RenderCiArguments& arguments) {
   const auto provider = ci::parse_provider(arguments.provider);
   if (!provider) {
@@ -133,15 +104,11 @@ int run_render_ci(const RenderCiArguments& arguments) {
   request.images_dir = arguments.images_dir;
   request.target_platform = arguments.target_platform;
   request.environment = util::environment_variables();
-  if (arguments.variant_files.empty()) {
-    request.variant_files.emplace_back("metadata/variants/variants.yaml");
-  } else {
-    request.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
-  }
+  request.variant_files = ci::variant_files_or_default(arguments.variant_files);
   auto matrix = ci::build_matrix(request);
   if (!matrix) return report_ci_error(matrix.error(), arguments.json);
   if (arguments.json) {
-    fmt::print("{}\n", matrix_json(*matrix).dump(2));
+    fmt::print("{}\n", ci::matrix_json(*matrix));
     return 0;
   }
   const auto text = ci::render_ci_config(*matrix, *provider);
@@ -172,11 +139,7 @@ int run_ci_jobs(const RunCiArguments& arguments) {
   request.image = arguments.image;
   request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
   request.images_dir = arguments.images_dir;
-  if (arguments.variant_files.empty()) {
-    request.variant_files.emplace_back("metadata/variants/variants.yaml");
-  } else {
-    request.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
-  }
+  request.variant_files = ci::variant_files_or_default(arguments.variant_files);
   auto binary = util::running_executable();
   if (!binary) return report_error(environment::make_error(environment::ErrorKind::configuration, binary.error()));
   request.gpuenv_binary = *binary;
@@ -191,9 +154,7 @@ int run_ci_jobs(const RunCiArguments& arguments) {
   request.source = arguments.source;
   request.source_version = arguments.source_version;
   request.environment = util::environment_variables();
-  const auto sources = env("GPUENV_CI_DEBIAN_SOURCES");
-  auto mirror = ci::read_debian_mirror(sources && !sources->empty() ? fs::path(*sources)
-                                                                    : fs::path("/etc/apt/sources.list.d/debian.sources"));
+  auto mirror = ci::read_debian_mirror(ci::debian_sources_file(env));
   if (!mirror) return report_ci_error(mirror.error(), arguments.json);
   request.mirror = *mirror;
   request.on_step = [](const std::string& line) { fmt::print(stderr, "gpuenv ci run: {}\n", line); };
@@ -230,15 +191,6 @@ struct CheckChannelArguments {
   bool json = false;
 };
 
-const char* verdict_name(ci::ChannelCheckVerdict verdict) {
-  switch (verdict) {
-    case ci::ChannelCheckVerdict::passed: return "passed";
-    case ci::ChannelCheckVerdict::failed: return "FAILED";
-    case ci::ChannelCheckVerdict::skipped: return "skipped";
-  }
-  return "?";
-}
-
 // `gpuenv ci check-channel CHANNEL`: the final CI job's check (docs/ci.md).
 int run_check_channel(const CheckChannelArguments& arguments) {
   std::error_code error;
@@ -259,25 +211,15 @@ int run_check_channel(const CheckChannelArguments& arguments) {
   if (arguments.work_dir.empty()) fs::remove_all(request.work_dir, error);
   if (!results) return report_ci_error(results.error(), arguments.json);
   std::fflush(stderr);
-  bool failed = false;
-  json packages = json::array();
-  for (const auto& result : *results) {
-    failed = failed || result.verdict == ci::ChannelCheckVerdict::failed;
-    const auto file = result.package.subdir + "/" + result.package.file;
-    if (arguments.json) {
-      packages.push_back({{"package", file},
-                          {"spec", ci::exact_spec(result.package)},
-                          {"verdict", std::string(verdict_name(result.verdict))},
-                          {"reason", result.reason}});
-    } else {
-      fmt::print("{:<8} {}{}\n", verdict_name(result.verdict), file,
+  if (arguments.json) {
+    fmt::print("{}\n", ci::channel_check_json(*results));
+  } else {
+    for (const auto& result : *results) {
+      fmt::print("{:<8} {}/{}{}\n", ci::verdict_name(result.verdict), result.package.subdir, result.package.file,
                  result.reason.empty() ? std::string() : ": " + result.reason);
     }
   }
-  if (arguments.json) {
-    fmt::print("{}\n", json{{"schema_version", 1}, {"success", !failed}, {"packages", std::move(packages)}}.dump(2));
-  }
-  return failed ? 1 : 0;
+  return ci::channel_check_passed(*results) ? 0 : 1;
 }
 
 }  // namespace

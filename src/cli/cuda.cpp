@@ -4,7 +4,6 @@
 // tell the story, also without a GPU.
 #include <fmt/core.h>
 
-#include <expected>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -13,8 +12,6 @@
 
 #include "command.hpp"
 #include "gpuenv/environment/conditional_dependencies.hpp"
-#include "gpuenv/specs/condition.hpp"
-#include "gpuenv/specs/spec_error.hpp"
 #include "gpuenv/system/cuda_compatibility.hpp"
 #include "gpuenv/system/cuda_diagnosis.hpp"
 #include "gpuenv/system/cuda_report_json.hpp"
@@ -38,94 +35,14 @@ struct CudaOptions {
   std::vector<std::string> conditions;  // --when: CEP 43 conditions to decide on this machine
 };
 
-// A --when condition decided on this machine. Only virtual packages are
-// the machine's; a package in a condition is decided by a solve, so here it
-// reads as absent (and the fact says so).
-struct MachineCondition {
-  std::string text;
-  bool held = false;
-  std::vector<std::string> facts;
-  std::string line() const {
-    std::string out = text + (held ? ": holds (" : ": does not hold (");
-    for (std::size_t i = 0; i < facts.size(); ++i) out += (i > 0 ? "; " : "") + facts[i];
-    return out + ")";
-  }
-};
-
-std::expected<std::vector<MachineCondition>, std::string> decide_conditions(const std::vector<std::string>& texts,
-                                                                             const system::SystemSurvey& survey) {
-  const auto machine = system::MachineDescription::of_survey(survey, "");
-  std::vector<MachineCondition> decided;
-  for (const auto& text : texts) {
-    try {
-      const auto condition = specs::Condition::parse(text);
-      MachineCondition outcome{condition.str(), false, {}};
-      outcome.held = environment::condition_holds(condition, {}, machine, outcome.facts);
-      for (auto& fact : outcome.facts) {
-        if (fact.ends_with(" is not in the environment")) fact += " (a package is decided by a solve, not the machine)";
-      }
-      decided.push_back(std::move(outcome));
-    } catch (const specs::SpecError& error) {
-      return std::unexpected(std::string(error.what()));
-    }
-  }
-  return decided;
-}
-
-json toolkits_to_json(const std::vector<ToolkitVerdict>& verdicts, const system::CudaReport& report,
-                      const system::CudaCompatibilityTables& tables) {
-  json list = json::array();
-  for (const auto& verdict : verdicts) {
-    json devices = json::array();
-    for (const auto& device : report.devices) {
-      devices.push_back({{"index", device.index},
-                         {"target", system::to_string(system::device_target(tables, verdict.version,
-                                                                            device.compute_capability))}});
-    }
-    list.push_back({{"cuda", verdict.version.str()},
-                    {"support", system::to_string(verdict.support)},
-                    {"min_driver", verdict.min_driver.str()},
-                    {"devices", devices}});
-  }
-  return list;
-}
-
-// Consecutive versions (newest first) that share a label, as "low – high".
-struct VersionRun {
-  ToolkitVerdict newest;
-  ToolkitVerdict oldest;
-  std::string label;
-};
-
-// `by_major` keeps the families with minor-version compatibility (11 and
-// newer) apart, since what a driver can run differs between them.
-template <typename LabelOf>
-std::vector<VersionRun> runs_of(const std::vector<ToolkitVerdict>& verdicts, bool by_major, LabelOf label_of) {
-  std::vector<VersionRun> runs;
-  for (const auto& verdict : verdicts) {
-    auto label = label_of(verdict);
-    if (label.empty()) continue;
-    const auto major = verdict.version.major;
-    const auto previous_major = runs.empty() ? 0 : runs.back().oldest.version.major;
-    const bool same_family =
-        !by_major || previous_major == major || (previous_major < 11 && major < 11);
-    if (!runs.empty() && runs.back().label == label && same_family) {
-      runs.back().oldest = verdict;
-    } else {
-      runs.push_back({verdict, verdict, std::move(label)});
-    }
-  }
-  return runs;
-}
-
-std::string range_text(const VersionRun& run) {
+std::string range_text(const system::ToolkitRange& run) {
   const auto& newest = run.newest.version;
   const auto& oldest = run.oldest.version;
   return newest == oldest ? newest.str() : fmt::format("{} - {}", oldest.str(), newest.str());
 }
 
 // "580.65.06", or "555.42.02 (12.5) to 575.51.03 (12.9)" for a range.
-std::string min_driver_text(const VersionRun& run) {
+std::string min_driver_text(const system::ToolkitRange& run) {
   if (run.newest.version == run.oldest.version) return run.newest.min_driver.str();
   return fmt::format("{} ({}) to {} ({})", run.oldest.min_driver.str(), run.oldest.version.str(),
                      run.newest.min_driver.str(), run.newest.version.str());
@@ -161,13 +78,21 @@ void print_devices(const system::CudaReport& report, const system::CudaCompatibi
   }
 }
 
+std::string device_target_text(DeviceTarget target, system::ComputeCapability capability) {
+  switch (target) {
+    case DeviceTarget::sass: return fmt::format("builds {} machine code", capability.sm());
+    case DeviceTarget::ptx_only: return "too old for this GPU: runs only PTX the driver compiles at load time";
+    case DeviceTarget::unsupported: return "dropped this GPU: cannot build code for it";
+    case DeviceTarget::unknown: return "not in gpuenv's tables";
+  }
+  return {};
+}
+
 void print_toolkits(const std::vector<ToolkitVerdict>& verdicts, const system::CudaReport& report,
                     const system::CudaCompatibilityTables& tables) {
   if (verdicts.empty()) return;
   fmt::print("\nCUDA toolkits this driver can run\n");
-  const auto runs = runs_of(verdicts, /*by_major=*/true, [](const ToolkitVerdict& verdict) {
-    return std::string(system::to_string(verdict.support));
-  });
+  const auto runs = system::toolkit_support_ranges(verdicts);
   for (const auto& run : runs) {
     std::string text;
     switch (run.newest.support) {
@@ -182,23 +107,11 @@ void print_toolkits(const std::vector<ToolkitVerdict>& verdicts, const system::C
 
   if (report.devices.empty()) return;
   fmt::print("\nWhich of them can build code for each GPU\n");
-  std::vector<ToolkitVerdict> runnable;
-  for (const auto& verdict : verdicts) {
-    if (verdict.support != ToolkitSupport::needs_newer_driver) runnable.push_back(verdict);
-  }
   for (const auto& device : report.devices) {
     fmt::print("  GPU {} ({}):\n", device.index, device.compute_capability.sm());
-    const auto device_runs = runs_of(runnable, /*by_major=*/false, [&](const ToolkitVerdict& verdict) {
-      switch (system::device_target(tables, verdict.version, device.compute_capability)) {
-        case DeviceTarget::sass: return fmt::format("builds {} machine code", device.compute_capability.sm());
-        case DeviceTarget::ptx_only:
-          return std::string("too old for this GPU: runs only PTX the driver compiles at load time");
-        case DeviceTarget::unsupported: return std::string("dropped this GPU: cannot build code for it");
-        case DeviceTarget::unknown: return std::string("not in gpuenv's tables");
-      }
-      return std::string();
-    });
-    for (const auto& run : device_runs) fmt::print("    {:<14} {}\n", range_text(run), run.label);
+    for (const auto& run : system::device_target_ranges(tables, verdicts, device.compute_capability)) {
+      fmt::print("    {:<14} {}\n", range_text(run), device_target_text(run.target, device.compute_capability));
+    }
   }
 }
 
@@ -252,23 +165,18 @@ int run_cuda(const CudaOptions& options) {
   }
   const auto survey = system::survey_system(util::process_environment(), survey_options);
   const auto tables = system::CudaCompatibilityTables::load();
-  const auto& report = survey.cuda->report;
-  const auto conditions = decide_conditions(options.conditions, survey);
+  const auto conditions = environment::decide_conditions_on_machine(
+      options.conditions, system::MachineDescription::of_survey(survey, ""));
   if (!conditions) {
     fmt::print(stderr, "gpuenv: error: --when: {}\n", conditions.error());
     return 2;
   }
   if (options.json) {
-    auto document = system::report_to_json(report, &tables);
-    document["schema_version"] = 1;
-    document["virtual_packages"] = system::virtual_packages_to_json(survey.virtual_packages.packages);
-    document["toolkits"] = toolkits_to_json(system::toolkits_for_driver(report, tables), report, tables);
-    document["detection"] = system::detection_to_json(survey.cuda->cache, survey.detection_config);
-    document["warnings"] = survey.warnings;
+    auto document = system::cuda_survey_to_json(survey, tables);
     if (!conditions->empty()) {
       auto& list = document["conditions"] = json::array();
       for (const auto& condition : *conditions) {
-        list.push_back({{"when", condition.text}, {"held", condition.held}, {"facts", condition.facts},
+        list.push_back({{"when", condition.condition}, {"held", condition.held}, {"facts", condition.facts},
                         {"line", condition.line()}});
       }
     }

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,7 +19,6 @@
 namespace gpuenv::cli {
 namespace {
 
-using json = nlohmann::ordered_json;
 namespace cb = cuda_binary;
 
 struct DoctorArguments {
@@ -48,20 +46,6 @@ std::string needed_by(const std::vector<std::string>& who) {
   return fmt::format("{}", fmt::join(named, ", "));
 }
 
-json runtime_json(const environment::CudaRuntimeCheck& runtime) {
-  json needs = json::array();
-  for (const auto& judgement : runtime.judgements)
-    needs.push_back({{"requirement", judgement.need.requirement},
-                     {"cuda", judgement.need.major_only ? std::to_string(judgement.need.cuda.major)
-                                                        : judgement.need.cuda.str()},
-                     {"needed_by", judgement.need.needed_by},
-                     {"verdict", environment::to_string(judgement.verdict)},
-                     {"min_driver", judgement.min_driver ? json(judgement.min_driver->str()) : json(nullptr)},
-                     {"explanation", judgement.explanation},
-                     {"fix", judgement.fix}});
-  return needs;
-}
-
 void print_runtime(const environment::CudaRuntimeCheck& runtime) {
   if (!runtime.driver_cuda) {
     fmt::print("\nCUDA runtime: not checked (the driver's CUDA version is unknown; CONDA_OVERRIDE_CUDA=12.4 asks "
@@ -77,39 +61,6 @@ void print_runtime(const environment::CudaRuntimeCheck& runtime) {
     if (!judgement.fix.empty()) fmt::print("       fix: {}\n", judgement.fix);
   }
   for (const auto& problem : runtime.problems) fmt::print(stderr, "gpuenv: warning: {}\n", problem);
-}
-
-json check_json(const std::filesystem::path& prefix, const Machine& machine, const environment::DeviceCodeCheck& check,
-                const environment::CudaRuntimeCheck& runtime) {
-  json gpus = json::array();
-  for (const auto& gpu : machine.gpus) gpus.push_back({{"label", gpu.label}, {"arch", gpu.arch.sm_name()}});
-  json libraries = json::array();
-  for (const auto& library : check.libraries) {
-    json sass = json::array();
-    for (const auto& arch : library.code.sass) sass.push_back(arch.sm_name());
-    json ptx = json::array();
-    for (const auto& target : library.code.ptx)
-      ptx.push_back({{"arch", target.arch.compute_name()}, {"ptx_isa", to_string(target.isa)}});
-    json verdicts = json::array();
-    for (std::size_t index = 0; index < library.judgements.size(); ++index) {
-      const auto& judgement = library.judgements[index];
-      verdicts.push_back({{"gpu", machine.gpus[index].label},
-                          {"verdict", cb::to_string(judgement.verdict)},
-                          {"target", judgement.used_target},
-                          {"runtime_error", judgement.runtime_error},
-                          {"explanation", judgement.explanation}});
-    }
-    libraries.push_back({{"path", library.path}, {"package", library.package}, {"sass", sass}, {"ptx", ptx},
-                         {"verdicts", verdicts}});
-  }
-  return {{"success", check.everything_can_run() && runtime.everything_can_run() && check.problems.empty()},
-          {"prefix", prefix.string()},
-          {"driver_cuda", machine.driver_cuda ? json(machine.driver_cuda->str()) : json(nullptr)},
-          {"gpus", gpus},
-          {"files_examined", check.files_examined},
-          {"libraries", libraries},
-          {"cuda_runtime", runtime_json(runtime)},
-          {"problems", check.problems}};
 }
 
 void print_check(const std::filesystem::path& prefix, const Machine& machine, const environment::DeviceCodeCheck& check,
@@ -146,7 +97,7 @@ int run_doctor(const DoctorArguments& arguments) {
   const auto report = environment::check_environment_for_gpus(prefix, arguments.gpus, env);
   if (!report) return report_error(report.error(), arguments.json);
   if (arguments.json) {
-    fmt::print("{}\n", check_json(prefix, report->machine, report->device_code, report->runtime).dump(2));
+    fmt::print("{}\n", environment::doctor_report_json(prefix, *report));
   } else {
     print_check(prefix, report->machine, report->device_code, report->runtime);
   }

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -32,15 +31,6 @@ struct ExportArguments {
   bool from_history = false;
   bool json = false;
 };
-
-std::string json_text(const environment::ExportedEnvironment& exported) {
-  return nlohmann::json{{"name", exported.name},
-                        {"channels", exported.channels},
-                        {"dependencies", exported.dependencies},
-                        {"prefix", exported.prefix}}
-             .dump(2) +
-         "\n";
-}
 
 int write_output(const ExportArguments& arguments, const std::string& text) {
   if (arguments.file.empty()) {
@@ -90,7 +80,8 @@ int run_export(const ExportArguments& arguments) {
       *installed, settings->channel_context,
       {arguments.where.name, arguments.no_builds, arguments.from_history});
   if (!exported) return report_error(exported.error());
-  return write_output(arguments, arguments.json ? json_text(*exported) : environment::environment_yaml(*exported));
+  return write_output(arguments, arguments.json ? environment::environment_json(*exported)
+                                                : environment::environment_yaml(*exported));
 }
 
 }  // namespace

@@ -6,15 +6,16 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "gpuenv/environment/apply.hpp"
+#include "gpuenv/environment/change_report.hpp"
 #include "gpuenv/environment/cuda_without_driver.hpp"
 #include "gpuenv/environment/environment_name.hpp"
 #include "gpuenv/environment/installed_device_code.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
+#include "gpuenv/util/subprocess.hpp"
 #include "condition_output.hpp"
 #include "error_output.hpp"
 #include "solve_output.hpp"
@@ -27,15 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 using environment::ChangeKind;
 using environment::ErrorKind;
-
-// conda-meta/history's "# cmd:" line: the command as it was typed.
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), {});
-  while (!text.empty() && text.back() == '\0') text.pop_back();
-  std::replace(text.begin(), text.end(), '\0', ' ');
-  return text;
-}
 
 bool is_true(std::optional<std::string> value) {
   if (!value) return false;
@@ -64,25 +56,12 @@ Answer confirm() {
 // -p/-n; for create, an environment.yml's name when neither is given.
 std::expected<fs::path, int> environment_prefix(ChangeKind kind, const ChangeArguments& arguments,
                                                 const std::string& file_name, const util::EnvLookup& env) {
-  auto choice = prefix_choice(arguments.where);
-  if (kind != ChangeKind::create) {
-    auto prefix = environment::resolve_prefix(choice, env, environment::WhenNoPrefixGiven::use_active_prefix);
-    if (!prefix) return std::unexpected(report_error(prefix.error(), arguments.json));
-    return *prefix;
-  }
+  const auto choice = prefix_choice(arguments.where);
   // conda env create: the file's name, unless -p or -n says otherwise.
-  if (choice.path.empty() && choice.name.empty()) choice.name = file_name;
-  if (environment::is_reserved_environment_name(choice.name)) {
-    return std::unexpected(report_usage_error(
-        fmt::format("'{}' is a reserved environment name (it names the root prefix, as in conda): choose another name",
-                    choice.name),
-        arguments.json));
-  }
-  auto prefix = environment::resolve_prefix(choice, env, environment::WhenNoPrefixGiven::refuse);
+  auto prefix = kind == ChangeKind::create
+                    ? environment::resolve_new_environment_prefix(choice, file_name, env)
+                    : environment::resolve_prefix(choice, env, environment::WhenNoPrefixGiven::use_active_prefix);
   if (!prefix) return std::unexpected(report_error(prefix.error(), arguments.json));
-  if (auto usable = environment::check_prefix_for_path(*prefix); !usable) {
-    return std::unexpected(report_error(usable.error(), arguments.json));
-  }
   return *prefix;
 }
 
@@ -93,9 +72,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   const auto& solution = plan.solution;
   if (plan.changes_nothing()) {
     if (arguments.json) {
-      const nlohmann::ordered_json output{
-          {"success", true}, {"message", plan.nothing_to_do}, {"prefix", plan.prefix.string()}};
-      fmt::print("{}\n", output.dump(2));
+      fmt::print("{}\n", environment::nothing_to_do_json(plan));
     } else {
       fmt::print("{}\n", plan.nothing_to_do);
     }
@@ -104,9 +81,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   if (const auto note = environment::cuda_without_driver_note(plan)) reporter.warning(*note);
   if (arguments.dry_run) {
     if (arguments.json) {
-      auto output = plan_json(solution, plan.loaded, plan.prefix, true);
-      add_condition_json(output, plan.conditions, plan.loaded);
-      fmt::print("{}\n", output.dump(2));
+      fmt::print("{}\n", environment::dry_run_json(plan));
     } else {
       print_plan(solution, plan.loaded, plan.prefix, plan.machine);
       print_conditions(plan.conditions);
@@ -134,15 +109,12 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   }
 
   environment::ApplyOptions options;
-  options.command_line = command_line();
+  options.command_line = util::running_command_line();
   options.override_frozen = arguments.override_frozen;
   const auto applied = environment::apply(plan, settings, options, reporter);
   if (!applied) return report_error(applied.error(), arguments.json);
   if (arguments.json) {
-    auto output = plan_json(solution, plan.loaded, plan.prefix, false);
-    add_condition_json(output, plan.conditions, plan.loaded);
-    add_transaction_json(output, *applied);
-    fmt::print("{}\n", output.dump(2));
+    fmt::print("{}\n", environment::applied_change_json(plan, *applied));
     std::fflush(stdout);
     for (const auto& warning : applied->transaction.warnings) reporter.warning(warning);
   } else {

@@ -5,7 +5,6 @@
 #include <fmt/core.h>
 
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -17,13 +16,6 @@
 namespace gpuenv::cli {
 namespace {
 
-using json = nlohmann::ordered_json;
-
-json paths_to_json(const std::vector<std::filesystem::path>& paths) {
-  json list = json::array();
-  for (const auto& path : paths) list.push_back(path.string());
-  return list;
-}
 
 std::string cuda_summary(const system::SystemSurvey& survey) {
   if (!survey.cuda) return "not detected: CONDA_OVERRIDE_CUDA / CONDA_OVERRIDE_CUDA_ARCH decide it";
@@ -72,33 +64,7 @@ int run_info(bool as_json) {
   const auto platform = specs::Platform::current().str();
 
   if (as_json) {
-    json cuda = nullptr;
-    if (survey.cuda) {
-      const auto& report = survey.cuda->report;
-      cuda = {{"status", system::to_string(report.status)},
-              {"usable", system::driver_usable(report)},
-              {"driver_release", report.driver_release.empty() ? json(nullptr) : json(report.driver_release)},
-              {"cuda_version", report.driver_cuda_version
-                                   ? json(system::format_cuda_version(*report.driver_cuda_version))
-                                   : json(nullptr)},
-              {"device_count", report.devices.size()},
-              {"message", report.message.empty() ? json(nullptr) : json(report.message)},
-              {"detection", system::detection_to_json(survey.cuda->cache, survey.detection_config)}};
-    }
-    const json document = {
-        {"schema_version", 1},
-        {"gpuenv_version", GPUENV_VERSION},
-        {"platform", platform},
-        {"virtual_packages", system::virtual_packages_to_json(survey.virtual_packages.packages)},
-        {"cuda", cuda},
-        {"config_files", paths_to_json(config_files)},
-        {"config_search_path", paths_to_json(dirs.config_search_path)},
-        {"cache_dir", dirs.cache_dir.empty() ? json(nullptr) : json(dirs.cache_dir.string())},
-        {"pkgs_dirs", paths_to_json(dirs.pkgs_dirs)},
-        {"envs_dirs", paths_to_json(dirs.envs_dirs)},
-        {"root_prefix", dirs.root_prefix.empty() ? json(nullptr) : json(dirs.root_prefix.string())},
-        {"warnings", survey.warnings},
-    };
+    const auto document = system::info_to_json(survey, config_files, GPUENV_VERSION, std::string(platform));
     fmt::print("{}\n", document.dump(2));
     return 0;
   }

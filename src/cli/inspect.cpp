@@ -4,11 +4,11 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
+#include "gpuenv/cuda_binary/listing_json.hpp"
 #include "gpuenv/cuda_binary/listing_summary.hpp"
 #include "gpuenv/cuda_binary/reader.hpp"
 #include "gpuenv/util/file_io.hpp"
@@ -16,7 +16,6 @@
 namespace gpuenv::cli {
 namespace {
 
-using json = nlohmann::ordered_json;
 namespace cb = cuda_binary;
 
 struct InspectArguments {
@@ -43,41 +42,6 @@ std::string join_ptx(const std::vector<cb::PtxTarget>& targets) {
   for (const auto& target : targets)
     out += fmt::format("{}{} (PTX ISA {})", out.empty() ? "" : ", ", target.arch.compute_name(), to_string(target.isa));
   return out;
-}
-
-json entry_json(const cb::DeviceCode& code) {
-  json entry{{"kind", to_string(code.kind)},
-             {"arch", code.kind == cb::CodeKind::ptx ? code.arch.compute_name() : code.arch.sm_name()}};
-  if (code.ptx_isa) entry["ptx_isa"] = to_string(*code.ptx_isa);
-  entry["compression"] = to_string(code.compression);
-  entry["stored_size"] = code.stored_size;
-  entry["uncompressed_size"] = code.uncompressed_size;
-  entry["location"] = code.location;
-  entry["payload_offset"] = code.payload_offset;
-  entry["container_offset"] = code.container_offset;
-  entry["registered"] = code.registered;
-  return entry;
-}
-
-json listing_json(const cb::BinaryListing& listing, bool with_entries) {
-  const auto summary = cb::summarize(listing.entries);
-  json ptx = json::array();
-  for (const auto& target : summary.ptx) ptx.push_back({{"arch", target.arch.compute_name()}, {"ptx_isa", to_string(target.isa)}});
-  json sass = json::array();
-  for (const auto& arch : summary.sass) sass.push_back(arch.sm_name());
-  json file{{"path", listing.path},
-            {"format", to_string(listing.format)},
-            {"containers", listing.container_count},
-            {"entry_count", listing.entries.size()},
-            {"unregistered_entries", summary.unregistered_entries},
-            {"sass", sass},
-            {"ptx", ptx}};
-  if (with_entries) {
-    json entries = json::array();
-    for (const auto& entry : listing.entries) entries.push_back(entry_json(entry));
-    file["entries"] = entries;
-  }
-  return file;
 }
 
 void print_listing(const cb::BinaryListing& listing, bool with_entries) {
@@ -108,28 +72,11 @@ void print_listing(const cb::BinaryListing& listing, bool with_entries) {
   }
 }
 
-// Writes each distinct container as <file name>.<offset>.fatbin, so that
-// cuobjdump can list what gpuenv found outside the registered sections.
+// The containers go to files; only a failure is said.
 bool extract_containers(const cb::BinaryListing& listing, const std::string& directory) {
-  std::error_code ignored;
-  std::filesystem::create_directories(directory, ignored);
-  std::uint64_t last_offset = ~0ull;
-  const auto stem = std::filesystem::path(listing.path).filename().string();
-  for (const auto& entry : listing.entries) {
-    if (entry.container_size == 0 || entry.container_offset == last_offset) continue;
-    last_offset = entry.container_offset;
-    auto bytes = cb::extract_container(listing.path, entry, max_extracted_bytes);
-    if (!bytes) {
-      fmt::print(stderr, "gpuenv: error: {}\n", bytes.error().message);
-      return false;
-    }
-    const auto target = std::filesystem::path(directory) / fmt::format("{}.{:x}.fatbin", stem, entry.container_offset);
-    if (auto problem = util::write_file_atomically(target, *bytes)) {
-      fmt::print(stderr, "gpuenv: error: {}\n", *problem);
-      return false;
-    }
-  }
-  return true;
+  const auto written = cb::write_containers(listing, directory, max_extracted_bytes);
+  if (!written) fmt::print(stderr, "gpuenv: error: {}\n", written.error());
+  return written.has_value();
 }
 
 bool print_ptx(const cb::BinaryListing& listing) {
@@ -150,16 +97,10 @@ int run_inspect(const InspectArguments& arguments) {
   options.registered_only = arguments.registered_only;
   const auto results = cb::read_device_code(arguments.files, options, arguments.threads);
   bool all_read = true;
-  json files = json::array();
-  json errors = json::array();
   for (const auto& result : results) {
     if (!result) {
       all_read = false;
-      if (arguments.json)
-        errors.push_back({{"path", result.error().path}, {"kind", to_string(result.error().kind)},
-                          {"message", result.error().message}});
-      else
-        fmt::print(stderr, "gpuenv: error: {}\n", result.error().message);
+      if (!arguments.json) fmt::print(stderr, "gpuenv: error: {}\n", result.error().message);
       continue;
     }
     if (arguments.print_ptx) {
@@ -167,13 +108,10 @@ int run_inspect(const InspectArguments& arguments) {
       continue;
     }
     if (!arguments.extract_directory.empty()) all_read = extract_containers(*result, arguments.extract_directory) && all_read;
-    if (arguments.json)
-      files.push_back(listing_json(*result, arguments.entries));
-    else
-      print_listing(*result, arguments.entries);
+    if (!arguments.json) print_listing(*result, arguments.entries);
   }
   if (arguments.json && !arguments.print_ptx)
-    fmt::print("{}\n", json{{"success", all_read}, {"files", files}, {"errors", errors}}.dump(2));
+    fmt::print("{}\n", cb::inspect_report_json(results, arguments.entries, all_read));
   return all_read ? 0 : 1;
 }
 

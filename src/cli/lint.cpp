@@ -6,7 +6,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -19,7 +18,6 @@
 namespace gpuenv::cli {
 namespace {
 
-using json = nlohmann::ordered_json;
 namespace rc = recipe;
 
 struct LintArguments {
@@ -29,51 +27,6 @@ struct LintArguments {
   std::string target_platform;
   bool json = false;
 };
-
-struct LintedRecipe {
-  std::string recipe;
-  std::vector<rc::LintFinding> findings;
-};
-
-struct Counts {
-  std::size_t errors = 0, warnings = 0;
-  void add(const std::vector<rc::LintFinding>& findings) {
-    for (const auto& finding : findings) {
-      ++(finding.severity == rc::LintFinding::Severity::error ? errors : warnings);
-    }
-  }
-};
-
-json position_json(std::size_t value) { return value > 0 ? json(value) : json(nullptr); }
-
-json finding_json(const rc::LintFinding& finding) {
-  return {{"severity", rc::severity_name(finding.severity)},
-          {"check", finding.check},
-          {"file", finding.file},
-          {"line", position_json(finding.position.line)},
-          {"column", position_json(finding.position.column)},
-          {"output", finding.output.empty() ? json(nullptr) : json(finding.output)},
-          {"message", finding.message},
-          {"fix", finding.fix}};
-}
-
-json linted_json(const std::string& platform, const std::vector<LintedRecipe>& linted) {
-  Counts total;
-  json recipes = json::array();
-  for (const auto& each : linted) {
-    Counts counts;
-    counts.add(each.findings);
-    total.add(each.findings);
-    json findings = json::array();
-    for (const auto& finding : each.findings) findings.push_back(finding_json(finding));
-    recipes.push_back({{"recipe", each.recipe},
-                       {"errors", counts.errors},
-                       {"warnings", counts.warnings},
-                       {"findings", std::move(findings)}});
-  }
-  return {{"schema_version", 1},     {"target_platform", platform}, {"errors", total.errors},
-          {"warnings", total.warnings}, {"recipes", std::move(recipes)}};
-}
 
 std::string location(const rc::LintFinding& finding) {
   std::string text = finding.file;
@@ -88,29 +41,24 @@ const char* plural(std::size_t count, const char* word_one, const char* word_man
   return count == 1 ? word_one : word_many;
 }
 
-void print_linted(const std::vector<LintedRecipe>& linted) {
-  Counts total;
+void print_linted(const std::vector<rc::LintedRecipe>& linted) {
   for (const auto& each : linted) {
-    total.add(each.findings);
     if (each.findings.empty()) fmt::print("{}: no findings\n", each.recipe);
     for (const auto& finding : each.findings) {
       fmt::print("{}: {}[{}] {}\n    fix: {}\n", location(finding), rc::severity_name(finding.severity), finding.check,
                  finding.message, finding.fix);
     }
   }
+  const auto total = rc::total_lint_counts(linted);
   fmt::print("{} {}, {} {}\n", total.errors, plural(total.errors, "error", "errors"), total.warnings,
              plural(total.warnings, "warning", "warnings"));
 }
 
 int run_lint(const LintArguments& arguments) {
   rc::LintRequest request;
-  request.render.overrides = arguments.overrides;
-  request.render.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
-  request.render.build_platform = specs::Platform::current().str();
-  request.render.target_platform =
-      arguments.target_platform.empty() ? request.render.build_platform : arguments.target_platform;
-  request.render.environment = util::environment_variables();
-  std::vector<LintedRecipe> linted;
+  request.render =
+      rc::render_request_on_this_machine(arguments.overrides, arguments.variant_files, arguments.target_platform);
+  std::vector<rc::LintedRecipe> linted;
   for (const auto& recipe : arguments.recipes) {
     auto findings = rc::lint_recipe_file(rc::recipe_file_path(recipe), request);
     // Only a malformed --variant fails lint itself: the command line's mistake.
@@ -118,7 +66,7 @@ int run_lint(const LintArguments& arguments) {
     linted.push_back({recipe, std::move(*findings)});
   }
   if (arguments.json) {
-    fmt::print("{}\n", linted_json(request.render.target_platform, linted).dump(2));
+    fmt::print("{}\n", rc::lint_report_json(request.render.target_platform, linted));
   } else {
     print_linted(linted);
   }

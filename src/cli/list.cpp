@@ -5,8 +5,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -51,19 +49,6 @@ std::string table_row(const prefix::PrefixRecord& record, const environment::Rec
   return row;
 }
 
-// conda's PackageRecord.dist_fields_dump().
-nlohmann::json json_entry(const prefix::PrefixRecord& record, const environment::RecordChannel& channel) {
-  const auto& package = record.package;
-  return {{"base_url", channel.base_url.empty() ? nlohmann::json(nullptr) : nlohmann::json(channel.base_url)},
-          {"build_number", package.build_number},
-          {"build_string", package.build},
-          {"channel", channel.name.empty() ? std::string("<unknown>") : channel.name},
-          {"dist_name", package.dist_str()},
-          {"name", package.name},
-          {"platform", environment::record_subdir(package)},
-          {"version", package.version}};
-}
-
 int run_list(const ListArguments& arguments) {
   if (arguments.md5 && !arguments.explicit_urls) {
     return report_usage_error("--md5 only changes the output of --explicit: add --explicit", arguments.json);
@@ -84,40 +69,24 @@ int run_list(const ListArguments& arguments) {
     return 0;
   }
 
-  std::optional<std::regex> pattern;
-  if (!arguments.regex.empty()) {
-    const auto text = arguments.full_name ? "^(?:" + arguments.regex + ")$" : arguments.regex;
-    try {
-      pattern.emplace(text, std::regex::ECMAScript | std::regex::icase);
-    } catch (const std::regex_error& error) {
-      return report_usage_error(fmt::format("'{}' is not a regular expression ({}); packages are matched by name "
-                                            "with a regular expression such as '^cuda'",
-                                            arguments.regex, error.what()),
-                                arguments.json);
-    }
-  }
-  std::vector<const prefix::PrefixRecord*> shown;
-  for (const auto& record : installed->records) {
-    if (!pattern || std::regex_search(record.package.name, *pattern)) shown.push_back(&record);
-  }
+  const auto shown = environment::records_named_like(installed->records, arguments.regex, arguments.full_name);
+  if (!shown) return report_usage_error(shown.error(), arguments.json);
 
   const auto settings = environment::load_settings({}, env);
   if (!settings) return report_error(settings.error(), arguments.json);
   const auto& context = settings->channel_context;
   if (arguments.json) {
-    auto document = nlohmann::json::array();
     // conda's --json wins over --canonical and --export, too.
-    for (const auto* record : shown) document.push_back(json_entry(*record, environment::record_channel(record->package, context)));
-    fmt::print("{}\n", document.dump(2));
+    fmt::print("{}\n", environment::conda_list_json(*shown, context));
     return 0;
   }
   if (arguments.canonical) {
-    for (const auto* record : shown) fmt::print("{}\n", record->package.dist_str());
+    for (const auto* record : *shown) fmt::print("{}\n", record->package.dist_str());
     return 0;
   }
   if (arguments.export_specs) {
     for (const auto& line : environment::export_header_lines(platform)) fmt::print("{}\n", line);
-    for (const auto* record : shown) {
+    for (const auto* record : *shown) {
       const auto& package = record->package;
       fmt::print("{}={}={}\n", package.name, package.version, package.build);
     }
@@ -125,7 +94,7 @@ int run_list(const ListArguments& arguments) {
   }
   fmt::print("# packages in environment at {}:\n#\n", prefix->string());
   fmt::print("# {:<23} {:<15} {:>15}  Channel\n", "Name", "Version", "Build");
-  for (const auto* record : shown) fmt::print("{}\n", table_row(*record, environment::record_channel(record->package, context)));
+  for (const auto* record : *shown) fmt::print("{}\n", table_row(*record, environment::record_channel(record->package, context)));
   return 0;
 }
 

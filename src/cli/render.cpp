@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,7 +19,6 @@
 namespace gpuenv::cli {
 namespace {
 
-using json = nlohmann::ordered_json;
 namespace rc = recipe;
 
 struct RenderArguments {
@@ -31,59 +29,12 @@ struct RenderArguments {
   bool json = false;
 };
 
-json value_json(const rc::Value& value) {
-  switch (value.kind()) {
-    case rc::Value::Kind::none:
-    case rc::Value::Kind::undefined: return nullptr;
-    case rc::Value::Kind::boolean: return value.as_bool();
-    case rc::Value::Kind::integer: return value.as_integer();
-    case rc::Value::Kind::string: return value.as_string();
-    default: return value.display();
-  }
-}
-
-struct NamedSection {
-  const char* name;
-  const std::vector<rc::Dependency>* dependencies;
-};
-
-std::vector<NamedSection> sections(const rc::Requirements& requirements) {
-  return {{"build", &requirements.build},
-          {"host", &requirements.host},
-          {"run", &requirements.run},
-          {"run_constraints", &requirements.run_constraints}};
-}
-
-json rendered_json(const std::string& recipe, const std::string& platform, const rc::RenderedRecipe& rendered) {
-  json files = json::array();
-  for (const auto& file : rendered.variant_files) files.push_back(file.string());
-  json variants = json::array();
-  for (const auto& each : rendered.variants) {
-    json variant = json::object();
-    for (const auto& [key, value] : each.variant) variant[key] = value_json(value);
-    json requirements = json::object();
-    for (const auto& [name, dependencies] : sections(each.requirements())) {
-      json list = json::array();
-      for (const auto& dependency : *dependencies) list.push_back(rc::dependency_text(dependency));
-      requirements[name] = std::move(list);
-    }
-    variants.push_back({{"name", each.output_name},
-                        {"version", each.output_version},
-                        {"build_string", each.build_string},
-                        {"hash", each.hash},
-                        {"variant", std::move(variant)},
-                        {"requirements", std::move(requirements)}});
-  }
-  return {{"schema_version", 1}, {"recipe", recipe}, {"target_platform", platform}, {"variant_files", std::move(files)},
-          {"variants", std::move(variants)}};
-}
-
 void print_rendered(const rc::RenderedRecipe& rendered) {
   if (rendered.variants.empty()) fmt::print("no variant to build\n");
   for (const auto& each : rendered.variants) {
     fmt::print("{} {} {}\n  variant:\n", each.output_name, each.output_version, each.build_string);
     for (const auto& [key, value] : each.variant) fmt::print("    {}: {}\n", key, value.display());
-    for (const auto& [name, dependencies] : sections(each.requirements())) {
+    for (const auto& [name, dependencies] : rc::requirement_sections(each.requirements())) {
       if (dependencies->empty()) continue;
       fmt::print("  {}:\n", name);
       for (const auto& dependency : *dependencies) fmt::print("    - {}\n", rc::dependency_text(dependency));
@@ -92,12 +43,8 @@ void print_rendered(const rc::RenderedRecipe& rendered) {
 }
 
 int run_render(const RenderArguments& arguments) {
-  rc::RenderRequest request;
-  request.overrides = arguments.overrides;
-  request.variant_files.assign(arguments.variant_files.begin(), arguments.variant_files.end());
-  request.build_platform = specs::Platform::current().str();
-  request.target_platform = arguments.target_platform.empty() ? request.build_platform : arguments.target_platform;
-  request.environment = util::environment_variables();
+  const auto request =
+      rc::render_request_on_this_machine(arguments.overrides, arguments.variant_files, arguments.target_platform);
   auto rendered = rc::render_recipe_file(rc::recipe_file_path(arguments.recipe), request);
   if (!rendered) {
     // A malformed --variant is the command line's mistake, not the recipe's.
@@ -106,7 +53,7 @@ int run_render(const RenderArguments& arguments) {
                         arguments.json);
   }
   if (arguments.json) {
-    fmt::print("{}\n", rendered_json(arguments.recipe, request.target_platform, *rendered).dump(2));
+    fmt::print("{}\n", rc::rendered_recipe_json(arguments.recipe, request.target_platform, *rendered));
   } else {
     print_rendered(*rendered);
   }

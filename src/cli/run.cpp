@@ -21,6 +21,7 @@
 #include "command.hpp"
 #include "error_output.hpp"
 #include "gpuenv/environment/installed_environment.hpp"
+#include "gpuenv/util/subprocess.hpp"
 #include "prefix_arguments.hpp"
 
 namespace gpuenv::cli {
@@ -77,21 +78,10 @@ int run_in_environment(const RunArguments& arguments) {
   if (!prepared) return report_error(prepared.error());
   print_notes({}, prepared->warnings);
   const auto& program = prepared->program;
-  auto& argv = prepared->arguments;
-
-  std::vector<std::string> environment_entries;
-  for (const auto& [name, value] : prepared->variables) environment_entries.push_back(name + "=" + value);
-  std::vector<char*> environment_pointers;
-  for (auto& entry : environment_entries) environment_pointers.push_back(entry.data());
-  environment_pointers.push_back(nullptr);
-  std::vector<char*> argument_pointers;
-  for (auto& argument : argv) argument_pointers.push_back(argument.data());
-  argument_pointers.push_back(nullptr);
 
   std::fflush(stdout);
   std::fflush(stderr);
-  ::execve(program.c_str(), argument_pointers.data(), environment_pointers.data());
-  const int error = errno;
+  const int error = util::replace_process(program, std::move(prepared->arguments), prepared->variables);
   return exec_failure(fmt::format("cannot run {}: {}", program, std::strerror(error)),
               error == ENOENT ? exit_not_found : exit_not_executable);
 }

@@ -5,14 +5,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "channel_setup.hpp"
+#include "gpuenv/environment/channel_names.hpp"
 #include "command.hpp"
-#include "gpuenv/package/record_json.hpp"
 #include "gpuenv/environment/search.hpp"
 #include "solve_output.hpp"
 #include "terminal_reporter.hpp"
@@ -36,15 +34,6 @@ int fail(const SearchArguments& arguments, const environment::Error& error) {
   return environment::exit_status(error.kind);
 }
 
-// conda lists names alphabetically and each name's records oldest first, so
-// the newest ends up next to the prompt; search() hands them newest first.
-std::vector<const specs::PackageRecord*> oldest_first(const std::vector<specs::PackageRecord>& records) {
-  std::vector<const specs::PackageRecord*> sorted;
-  for (auto it = records.rbegin(); it != records.rend(); ++it) sorted.push_back(&*it);
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
-  return sorted;
-}
-
 void print_table(const std::vector<specs::PackageRecord>& records, const solver::ChannelLoadResult& loaded) {
   std::size_t name_width = 25;
   std::size_t version_width = 15;
@@ -56,22 +45,10 @@ void print_table(const std::vector<specs::PackageRecord>& records, const solver:
   }
   fmt::print("{:<{}} {:>{}} {:>{}}  {}\n", "# Name", name_width, "Version", version_width, "Build", build_width,
              "Channel");
-  for (const auto* record : oldest_first(records)) {
+  for (const auto* record : environment::oldest_first(records)) {
     fmt::print("{:<{}} {:>{}} {:>{}}  {}\n", record->name, name_width, record->version, version_width,
-               record->build, build_width, channel_name_of(*record, loaded));
+               record->build, build_width, environment::channel_name_of(*record, loaded));
   }
-}
-
-void print_json(const std::vector<specs::PackageRecord>& records) {
-  std::map<std::string, nlohmann::json> by_name;
-  for (const auto* record : oldest_first(records)) {
-    auto& list = by_name[record->name];
-    if (list.is_null()) list = nlohmann::json::array();
-    list.push_back(package::record_to_json(*record));
-  }
-  nlohmann::json output = nlohmann::json::object();
-  for (auto& [name, list] : by_name) output[name] = std::move(list);
-  fmt::print("{}\n", output.dump(2));
 }
 
 int run_search(const SearchArguments& arguments) {
@@ -84,7 +61,7 @@ int run_search(const SearchArguments& arguments) {
   const auto found = environment::search(*settings, arguments.spec, reporter);
   if (!found) return fail(arguments, found.error());
   if (arguments.json) {
-    print_json(found->records);
+    fmt::print("{}\n", environment::conda_search_json(found->records));
   } else {
     print_table(found->records, found->loaded);
   }

@@ -57,12 +57,9 @@ int run_activate(const ShellArguments& arguments) {
 int run_reactivate(const ShellArguments& arguments) {
   const auto env = util::process_environment();
   if (const auto shell = environment::chosen_shell(arguments.shell, env); !shell) return report_error(shell.error());
-  const auto active = env("CONDA_PREFIX");
-  if (!active || active->empty()) {
-    return report_error(
-        environment::make_error(environment::ErrorKind::no_environment, "no environment is active: nothing to reactivate"));
-  }
-  return print_changes(environment::activation_changes(*active, env));
+  const auto changes = environment::reactivation_changes(env);
+  if (!changes) return report_error(changes.error());
+  return print_changes(*changes);
 }
 
 int run_deactivate(const ShellArguments& arguments) {

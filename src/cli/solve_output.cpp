@@ -7,32 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "channel_setup.hpp"
-#include "gpuenv/specs/url_credentials.hpp"
+#include "gpuenv/environment/channel_names.hpp"
 
 namespace gpuenv::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-json action_json(const specs::PackageRecord& record, const solver::ChannelLoadResult& loaded) {
-  const std::string base_url = specs::mask_credentials(record.channel);
-  return json{
-      {"name", record.name},
-      {"version", record.version},
-      {"build", record.build},
-      {"build_number", record.build_number},
-      {"channel", specs::mask_credentials(channel_name_of(record, loaded))},
-      {"subdir", record.subdir},
-      {"fn", record.fn},
-      {"url", specs::mask_credentials(record.url)},
-      {"sha256", record.sha256},
-      // conda's own keys for the same facts, for tools that read conda's output.
-      {"base_url", base_url},
-      {"build_string", record.build},
-      {"dist_name", record.dist_str()},
-      {"platform", record.subdir},
-  };
-}
 
 std::string virtual_packages_text(const system::MachineDescription& machine) {
   std::string text;
@@ -55,19 +35,6 @@ std::string human_size(std::uint64_t bytes) {
   return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
-nlohmann::ordered_json plan_json(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
-                                 const std::filesystem::path& prefix, bool dry_run) {
-  json link = json::array();
-  for (const auto& record : solution.link) link.push_back(action_json(record, loaded));
-  json unlink = json::array();
-  for (const auto& record : solution.unlink) unlink.push_back(action_json(record, loaded));
-  json output{{"success", true}};
-  if (dry_run) output["dry_run"] = true;
-  output["prefix"] = prefix.string();
-  output["actions"] = json{{"LINK", link}, {"UNLINK", unlink}, {"PREFIX", prefix.string()}};
-  return output;
-}
-
 void print_json_failure(const std::string& error, const std::vector<std::string>& explanation,
                         const std::string& exception_name) {
   const json output{
@@ -87,12 +54,7 @@ void print_plan(const solver::Solution& solution, const solver::ChannelLoadResul
     fmt::print("Platform:         {}\n", machine.platform);
     fmt::print("Virtual packages: {}\n", virtual_packages_text(machine));
   }
-  std::vector<std::string> channels;
-  for (const auto& subdir : loaded.subdirs) {
-    if (std::find(channels.begin(), channels.end(), subdir.source.channel_name) == channels.end()) {
-      channels.push_back(subdir.source.channel_name);
-    }
-  }
+  const auto channels = environment::loaded_channel_names(loaded);
   if (!channels.empty()) fmt::print("Channels:         {}\n", fmt::join(channels, ", "));
   fmt::print("\n");
 
@@ -106,7 +68,7 @@ void print_plan(const solver::Solution& solution, const solver::ChannelLoadResul
     for (const auto& record : records) sorted.push_back(&record);
     std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
     for (const auto* record : sorted) {
-      rows.push_back({sign, record->name, record->version, record->build, channel_name_of(*record, loaded),
+      rows.push_back({sign, record->name, record->version, record->build, environment::channel_name_of(*record, loaded),
                       record->size ? human_size(*record->size) : std::string("-")});
       if (*sign == '+' && record->size) total += *record->size;
     }

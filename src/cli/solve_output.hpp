@@ -13,13 +13,6 @@
 
 namespace gpuenv::cli {
 
-// {"success": true, "dry_run": true, "prefix": ..., "actions": {"LINK": [...],
-// "UNLINK": [...], "PREFIX": ...}}, each action with name, version, build,
-// build_number, channel, subdir, fn, url, sha256 (and conda's dist_name,
-// base_url, build_string, platform). "dry_run" only when `dry_run`.
-nlohmann::ordered_json plan_json(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
-                                 const std::filesystem::path& prefix, bool dry_run);
-
 // {"success": false, "error": ..., "explanation": [...], "exception_name": ...}
 void print_json_failure(const std::string& error, const std::vector<std::string>& explanation,
                         const std::string& exception_name);

@@ -44,21 +44,4 @@ void print_transaction_notes(const prefix::TransactionResult& result) {
   }
 }
 
-void add_transaction_json(nlohmann::ordered_json& output, const environment::ApplyResult& applied) {
-  const auto& result = applied.transaction;
-  auto clobbers = nlohmann::ordered_json::array();
-  for (const auto& clobber : result.clobbers) {
-    clobbers.push_back({{"path", clobber.path},
-                        {"winner", clobber.winner},
-                        {"previous_owner", clobber.previous_owner.empty() ? nlohmann::ordered_json()
-                                                                          : nlohmann::ordered_json(
-                                                                                clobber.previous_owner)}});
-  }
-  output["clobbers"] = std::move(clobbers);
-  output["warnings"] = result.warnings;
-  output["messages"] = result.script_messages;
-  output["downloaded_bytes"] = applied.downloaded_bytes;
-  output["seconds"] = applied.seconds;
-}
-
 }  // namespace gpuenv::cli

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "gpuenv/environment/apply.hpp"
@@ -17,8 +16,5 @@ std::string summary_line(const environment::ApplyResult& result);
 // What a finished transaction has to tell besides the summary: clobbered paths and warnings on stderr,
 // the packages' own messages on stdout.
 void print_transaction_notes(const prefix::TransactionResult& result);
-
-// The same facts for --json: "clobbers", "warnings", "messages".
-void add_transaction_json(nlohmann::ordered_json& output, const environment::ApplyResult& result);
 
 }  // namespace gpuenv::cli

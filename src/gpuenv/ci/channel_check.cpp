@@ -158,4 +158,31 @@ std::expected<std::vector<ChannelCheckResult>, CiError> check_channel(const Chan
   return results;
 }
 
+std::string_view verdict_name(ChannelCheckVerdict verdict) {
+  switch (verdict) {
+    case ChannelCheckVerdict::passed: return "passed";
+    case ChannelCheckVerdict::failed: return "FAILED";
+    case ChannelCheckVerdict::skipped: return "skipped";
+  }
+  return "?";
+}
+
+bool channel_check_passed(const std::vector<ChannelCheckResult>& results) {
+  return std::none_of(results.begin(), results.end(),
+                      [](const ChannelCheckResult& result) { return result.verdict == ChannelCheckVerdict::failed; });
+}
+
+std::string channel_check_json(const std::vector<ChannelCheckResult>& results) {
+  using json = nlohmann::ordered_json;
+  json packages = json::array();
+  for (const auto& result : results) {
+    packages.push_back({{"package", result.package.subdir + "/" + result.package.file},
+                        {"spec", exact_spec(result.package)},
+                        {"verdict", std::string(verdict_name(result.verdict))},
+                        {"reason", result.reason}});
+  }
+  return json{{"schema_version", 1}, {"success", channel_check_passed(results)}, {"packages", std::move(packages)}}
+      .dump(2);
+}
+
 }  // namespace gpuenv::ci

@@ -59,4 +59,14 @@ struct ChannelCheckRequest {
 
 std::expected<std::vector<ChannelCheckResult>, CiError> check_channel(const ChannelCheckRequest& request);
 
+// "passed", "FAILED" (capitals, to stand out in a CI log) or "skipped".
+std::string_view verdict_name(ChannelCheckVerdict verdict);
+
+// The channel passes when no package failed; a skipped package does not fail it.
+bool channel_check_passed(const std::vector<ChannelCheckResult>& results);
+
+// `gpuenv ci check-channel --json` (docs/json-output.md): schema_version,
+// success and each package's file, exact spec, verdict and reason.
+std::string channel_check_json(const std::vector<ChannelCheckResult>& results);
+
 }  // namespace gpuenv::ci

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <system_error>
 
@@ -192,6 +193,33 @@ std::expected<CiMatrix, CiError> build_matrix(const MatrixRequest& request) {
     }
   }
   return matrix;
+}
+
+std::vector<std::filesystem::path> variant_files_or_default(const std::vector<std::string>& given) {
+  if (given.empty()) return {"metadata/variants/variants.yaml"};
+  return {given.begin(), given.end()};
+}
+
+std::string matrix_json(const CiMatrix& matrix) {
+  using json = nlohmann::ordered_json;
+  json jobs = json::array();
+  for (const auto& job : matrix.jobs) {
+    jobs.push_back({{"id", job.id},
+                    {"recipe", job.recipe},
+                    {"recipe_hash", job.recipe_hash},
+                    {"package", job.package},
+                    {"version", job.version},
+                    {"build_string", job.build_string},
+                    {"image", job.image},
+                    {"docker_image", job.docker_image},
+                    {"variant", job.variant_arguments},
+                    {"needs", job.needs}});
+  }
+  return json{{"schema_version", 1},
+              {"variant_files", matrix.variant_files},
+              {"index_image", matrix.index_image},
+              {"jobs", std::move(jobs)}}
+      .dump(2);
 }
 
 }  // namespace gpuenv::ci

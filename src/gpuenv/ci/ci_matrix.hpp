@@ -52,4 +52,12 @@ std::expected<std::vector<std::filesystem::path>, CiError> find_recipes(const st
 
 std::expected<CiMatrix, CiError> build_matrix(const MatrixRequest& request);
 
+// The variant files `ci render` and `ci run` use: those given (-m), in
+// order, else the repository's metadata/variants/variants.yaml.
+std::vector<std::filesystem::path> variant_files_or_default(const std::vector<std::string>& given);
+
+// `gpuenv ci render --json` (docs/json-output.md): schema_version,
+// variant_files, index_image and every job.
+std::string matrix_json(const CiMatrix& matrix);
+
 }  // namespace gpuenv::ci

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuenv/ci/rootfs.hpp"
 #include "gpuenv/util/file_io.hpp"
 
@@ -127,6 +129,26 @@ std::expected<std::vector<ImageFileState>, CiError> sync_dockerfiles(const std::
     states.push_back(std::move(state));
   }
   return states;
+}
+
+std::vector<std::string> stale_dockerfiles(const std::vector<ImageFileState>& states) {
+  std::vector<std::string> stale;
+  for (const auto& state : states) {
+    if (!state.up_to_date) stale.push_back(state.dockerfile.string());
+  }
+  return stale;
+}
+
+std::string dockerfile_states_json(const std::vector<ImageFileState>& states, bool write) {
+  using json = nlohmann::ordered_json;
+  json images = json::array();
+  for (const auto& state : states) {
+    images.push_back({{"image", state.image},
+                      {"dockerfile", state.dockerfile.string()},
+                      {"up_to_date", state.up_to_date},
+                      {"written", write && !state.up_to_date}});
+  }
+  return json{{"schema_version", 1}, {"images", std::move(images)}}.dump(2);
 }
 
 }  // namespace gpuenv::ci

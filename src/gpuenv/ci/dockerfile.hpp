@@ -28,4 +28,11 @@ struct ImageFileState {
 std::expected<std::vector<ImageFileState>, CiError> sync_dockerfiles(const std::filesystem::path& images_dir,
                                                                      bool write);
 
+// The Dockerfiles of `states` that differ from their image.yaml, in order.
+std::vector<std::string> stale_dockerfiles(const std::vector<ImageFileState>& states);
+
+// `gpuenv ci images --json` (docs/json-output.md): each image, its
+// Dockerfile, whether it was up to date and whether `write` rewrote it.
+std::string dockerfile_states_json(const std::vector<ImageFileState>& states, bool write);
+
 }  // namespace gpuenv::ci

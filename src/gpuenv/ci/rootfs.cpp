@@ -98,6 +98,12 @@ std::expected<DebianMirror, CiError> debian_mirror_from_sources(std::string_view
                                              file)});
 }
 
+std::filesystem::path debian_sources_file(const util::EnvLookup& env) {
+  const auto sources = env("GPUENV_CI_DEBIAN_SOURCES");
+  return sources && !sources->empty() ? std::filesystem::path(*sources)
+                                      : std::filesystem::path("/etc/apt/sources.list.d/debian.sources");
+}
+
 std::expected<DebianMirror, CiError> read_debian_mirror(const fs::path& sources_file) {
   std::error_code error;
   if (!fs::exists(sources_file, error)) return DebianMirror{};

@@ -21,6 +21,7 @@
 
 #include "gpuenv/ci/ci_error.hpp"
 #include "gpuenv/ci/image_definition.hpp"
+#include "gpuenv/util/environment.hpp"
 
 namespace gpuenv::ci {
 
@@ -41,6 +42,10 @@ std::expected<DebianMirror, CiError> debian_mirror_from_sources(std::string_view
 // /etc/apt/sources.list.d/debian.sources); deb.debian.org's bookworm when the
 // file does not exist (a machine that is not Debian).
 std::expected<DebianMirror, CiError> read_debian_mirror(const std::filesystem::path& sources_file);
+
+// The sources file read_debian_mirror reads: GPUENV_CI_DEBIAN_SOURCES when
+// set and not empty, else /etc/apt/sources.list.d/debian.sources.
+std::filesystem::path debian_sources_file(const util::EnvLookup& env);
 
 // The Debian release an image's base is, as debootstrap names it:
 // debian:12 -> bookworm, debian:13 -> trixie, debian:<codename> -> itself.

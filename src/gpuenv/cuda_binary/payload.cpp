@@ -41,4 +41,25 @@ std::expected<std::string, ReadError> extract_container(const std::string& path,
   return std::string(reinterpret_cast<const char*>(bytes.data + code.container_offset), code.container_size);
 }
 
+std::expected<std::vector<std::filesystem::path>, std::string> write_containers(const BinaryListing& listing,
+                                                                                const std::filesystem::path& directory,
+                                                                                std::uint64_t max_bytes) {
+  std::error_code ignored;  // a directory that cannot be made fails the first write, naming it
+  std::filesystem::create_directories(directory, ignored);
+  std::vector<std::filesystem::path> written;
+  std::uint64_t last_offset = ~0ull;
+  const auto stem = std::filesystem::path(listing.path).filename().string();
+  for (const auto& entry : listing.entries) {
+    // Entries of one container are consecutive: write it once.
+    if (entry.container_size == 0 || entry.container_offset == last_offset) continue;
+    last_offset = entry.container_offset;
+    auto bytes = extract_container(listing.path, entry, max_bytes);
+    if (!bytes) return std::unexpected(bytes.error().message);
+    auto target = directory / fmt::format("{}.{:x}.fatbin", stem, entry.container_offset);
+    if (auto problem = util::write_file_atomically(target, *bytes)) return std::unexpected(*problem);
+    written.push_back(std::move(target));
+  }
+  return written;
+}
+
 }  // namespace gpuenv::cuda_binary

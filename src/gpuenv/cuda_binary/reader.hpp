@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,14 @@ std::expected<std::string, ReadError> extract_payload(const std::string& path, c
 // cuobjdump reads on its own.
 std::expected<std::string, ReadError> extract_container(const std::string& path, const DeviceCode& code,
                                                         std::uint64_t max_bytes);
+
+// Writes each distinct container of `listing` into `directory` (made if
+// missing) as <file name>.<offset in hex>.fatbin, so that cuobjdump can list
+// what gpuenv found outside the registered sections. Returns the files
+// written; the error is the first failure's message (those written before
+// it stay).
+std::expected<std::vector<std::filesystem::path>, std::string> write_containers(const BinaryListing& listing,
+                                                                                const std::filesystem::path& directory,
+                                                                                std::uint64_t max_bytes);
 
 }  // namespace gpuenv::cuda_binary

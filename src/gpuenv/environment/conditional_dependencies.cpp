@@ -105,4 +105,29 @@ std::vector<ConditionOutcome> condition_outcomes(const std::vector<specs::Packag
   return outcomes;
 }
 
+std::string MachineConditionOutcome::line() const {
+  std::string out = condition + (held ? ": holds (" : ": does not hold (");
+  for (std::size_t i = 0; i < facts.size(); ++i) out += (i > 0 ? "; " : "") + facts[i];
+  return out + ")";
+}
+
+std::expected<std::vector<MachineConditionOutcome>, std::string> decide_conditions_on_machine(
+    const std::vector<std::string>& conditions, const system::MachineDescription& machine) {
+  std::vector<MachineConditionOutcome> decided;
+  for (const auto& text : conditions) {
+    try {
+      const auto condition = specs::Condition::parse(text);
+      MachineConditionOutcome outcome{condition.str(), false, {}};
+      outcome.held = condition_holds(condition, {}, machine, outcome.facts);
+      for (auto& fact : outcome.facts) {
+        if (fact.ends_with(" is not in the environment")) fact += " (a package is decided by a solve, not the machine)";
+      }
+      decided.push_back(std::move(outcome));
+    } catch (const specs::SpecError& error) {
+      return std::unexpected(std::string(error.what()));
+    }
+  }
+  return decided;
+}
+
 }  // namespace gpuenv::environment

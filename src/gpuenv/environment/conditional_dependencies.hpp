@@ -6,6 +6,7 @@
 // `install` and `gpuenv cuda --when`.
 #pragma once
 
+#include <expected>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,22 @@ std::vector<ConditionOutcome> condition_outcomes(const std::vector<specs::Packag
                                                  const std::vector<specs::MatchSpec>& request,
                                                  const std::vector<specs::PackageRecord>& environment,
                                                  const system::MachineDescription& machine);
+
+// A condition decided on the machine alone (`gpuenv cuda --when`): only
+// virtual packages are the machine's; a package named in a condition is
+// decided by a solve, so here it reads as absent and its fact says so.
+struct MachineConditionOutcome {
+  std::string condition;  // canonical (`__cuda>=12`)
+  bool held = false;
+  std::vector<std::string> facts;
+
+  // "__cuda>=12: holds (__cuda 12.4 is on this machine (...))".
+  std::string line() const;
+};
+
+// Each of `conditions` (CEP 43 text) decided on `machine`, in order; the
+// error is the first condition's parse error.
+std::expected<std::vector<MachineConditionOutcome>, std::string> decide_conditions_on_machine(
+    const std::vector<std::string>& conditions, const system::MachineDescription& machine);
 
 }  // namespace gpuenv::environment

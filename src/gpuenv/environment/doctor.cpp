@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <charconv>
+#include <nlohmann/json.hpp>
 
 #include "gpuenv/system/cuda_compatibility.hpp"
 #include "gpuenv/system/metadata.hpp"
@@ -77,6 +78,61 @@ std::expected<DoctorReport, Error> check_environment_for_gpus(const std::filesys
   report.runtime = check_cuda_runtime(prefix, driver_cuda, system::CudaCompatibilityTables::load());
   report.machine = std::move(*machine);
   return report;
+}
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json runtime_json(const CudaRuntimeCheck& runtime) {
+  json needs = json::array();
+  for (const auto& judgement : runtime.judgements)
+    needs.push_back({{"requirement", judgement.need.requirement},
+                     {"cuda", judgement.need.major_only ? std::to_string(judgement.need.cuda.major)
+                                                        : judgement.need.cuda.str()},
+                     {"needed_by", judgement.need.needed_by},
+                     {"verdict", to_string(judgement.verdict)},
+                     {"min_driver", judgement.min_driver ? json(judgement.min_driver->str()) : json(nullptr)},
+                     {"explanation", judgement.explanation},
+                     {"fix", judgement.fix}});
+  return needs;
+}
+
+}  // namespace
+
+std::string doctor_report_json(const std::filesystem::path& prefix, const DoctorReport& report) {
+  const auto& machine = report.machine;
+  const auto& check = report.device_code;
+  json gpus = json::array();
+  for (const auto& gpu : machine.gpus) gpus.push_back({{"label", gpu.label}, {"arch", gpu.arch.sm_name()}});
+  json libraries = json::array();
+  for (const auto& library : check.libraries) {
+    json sass = json::array();
+    for (const auto& arch : library.code.sass) sass.push_back(arch.sm_name());
+    json ptx = json::array();
+    for (const auto& target : library.code.ptx)
+      ptx.push_back({{"arch", target.arch.compute_name()}, {"ptx_isa", to_string(target.isa)}});
+    json verdicts = json::array();
+    for (std::size_t index = 0; index < library.judgements.size(); ++index) {
+      const auto& judgement = library.judgements[index];
+      verdicts.push_back({{"gpu", machine.gpus[index].label},
+                          {"verdict", cuda_binary::to_string(judgement.verdict)},
+                          {"target", judgement.used_target},
+                          {"runtime_error", judgement.runtime_error},
+                          {"explanation", judgement.explanation}});
+    }
+    libraries.push_back({{"path", library.path}, {"package", library.package}, {"sass", sass}, {"ptx", ptx},
+                         {"verdicts", verdicts}});
+  }
+  const json document{{"success", report.everything_can_run() && check.problems.empty()},
+                      {"prefix", prefix.string()},
+                      {"driver_cuda", machine.driver_cuda ? json(machine.driver_cuda->str()) : json(nullptr)},
+                      {"gpus", gpus},
+                      {"files_examined", check.files_examined},
+                      {"libraries", libraries},
+                      {"cuda_runtime", runtime_json(report.runtime)},
+                      {"problems", check.problems}};
+  return document.dump(2);
 }
 
 }  // namespace gpuenv::environment

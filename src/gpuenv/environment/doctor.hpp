@@ -41,6 +41,11 @@ std::expected<DoctorReport, Error> check_environment_for_gpus(const std::filesys
                                                                     const std::vector<std::string>& requested_gpus,
                                                                     const util::EnvLookup& env);
 
+// `gpuenv doctor --json` (docs/json-output.md): success (everything can run
+// and every file could be read), the prefix, the driver's CUDA, the GPUs,
+// each library's code and verdict per GPU, and the CUDA runtime judgements.
+std::string doctor_report_json(const std::filesystem::path& prefix, const DoctorReport& report);
+
 // "12.4" (a __cuda version) as a CUDA release; nullopt when it is none.
 std::optional<cuda_binary::CudaRelease> cuda_release_of(std::string_view version);
 

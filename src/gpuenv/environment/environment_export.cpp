@@ -79,4 +79,13 @@ std::string environment_yaml(const ExportedEnvironment& exported) {
   return text;
 }
 
+std::string environment_json(const ExportedEnvironment& exported) {
+  return nlohmann::json{{"name", exported.name},
+                        {"channels", exported.channels},
+                        {"dependencies", exported.dependencies},
+                        {"prefix", exported.prefix}}
+             .dump(2) +
+         "\n";
+}
+
 }  // namespace gpuenv::environment

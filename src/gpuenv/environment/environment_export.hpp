@@ -34,4 +34,8 @@ std::expected<ExportedEnvironment, Error> export_environment(const InstalledEnvi
 // The environment.yml text; every scalar reads back as the same string.
 std::string environment_yaml(const ExportedEnvironment& exported);
 
+// `gpuenv env export --json`: the same four keys as a JSON object (keys
+// sorted, indented), ending in a newline.
+std::string environment_json(const ExportedEnvironment& exported);
+
 }  // namespace gpuenv::environment

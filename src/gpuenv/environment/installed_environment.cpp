@@ -6,6 +6,8 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 
 #include "gpuenv/environment/environment_name.hpp"
@@ -197,6 +199,45 @@ std::string recovery_note(prefix::RecoveryOutcome outcome, const std::filesystem
       break;
   }
   return {};
+}
+
+std::expected<std::vector<const prefix::PrefixRecord*>, std::string> records_named_like(
+    const std::vector<prefix::PrefixRecord>& records, const std::string& regex, bool full_name) {
+  std::optional<std::regex> pattern;
+  if (!regex.empty()) {
+    const auto text = full_name ? "^(?:" + regex + ")$" : regex;
+    try {
+      pattern.emplace(text, std::regex::ECMAScript | std::regex::icase);
+    } catch (const std::regex_error& error) {
+      return std::unexpected(fmt::format("'{}' is not a regular expression ({}); packages are matched by name "
+                                         "with a regular expression such as '^cuda'",
+                                         regex, error.what()));
+    }
+  }
+  std::vector<const prefix::PrefixRecord*> named;
+  for (const auto& record : records) {
+    if (!pattern || std::regex_search(record.package.name, *pattern)) named.push_back(&record);
+  }
+  return named;
+}
+
+std::string conda_list_json(const std::vector<const prefix::PrefixRecord*>& records,
+                            const specs::ChannelContext& context) {
+  auto document = nlohmann::json::array();
+  for (const auto* record : records) {
+    const auto& package = record->package;
+    const auto channel = record_channel(package, context);
+    document.push_back(
+        {{"base_url", channel.base_url.empty() ? nlohmann::json(nullptr) : nlohmann::json(channel.base_url)},
+         {"build_number", package.build_number},
+         {"build_string", package.build},
+         {"channel", channel.name.empty() ? std::string("<unknown>") : channel.name},
+         {"dist_name", package.dist_str()},
+         {"name", package.name},
+         {"platform", record_subdir(package)},
+         {"version", package.version}});
+  }
+  return document.dump(2);
 }
 
 }  // namespace gpuenv::environment

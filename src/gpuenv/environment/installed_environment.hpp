@@ -95,4 +95,15 @@ std::vector<std::string> explicit_lockfile_lines(const std::vector<prefix::Prefi
 // conda's `conda list --export` header comment lines.
 std::vector<std::string> export_header_lines(const std::string& platform);
 
+// `conda list REGEX`: the records whose name `regex` (ECMAScript, case
+// insensitive) finds, or with `full_name` matches whole; every record for
+// an empty regex. The error says why the regex is not one and what to give.
+std::expected<std::vector<const prefix::PrefixRecord*>, std::string> records_named_like(
+    const std::vector<prefix::PrefixRecord>& records, const std::string& regex, bool full_name);
+
+// `conda list --json`: conda's PackageRecord.dist_fields_dump() of each
+// record, as an indented JSON array.
+std::string conda_list_json(const std::vector<const prefix::PrefixRecord*>& records,
+                            const specs::ChannelContext& context);
+
 }  // namespace gpuenv::environment

@@ -39,4 +39,20 @@ std::expected<std::filesystem::path, Error> resolve_prefix(const PrefixChoice& c
   return directories.envs_dirs.front() / name;
 }
 
+std::expected<std::filesystem::path, Error> resolve_new_environment_prefix(PrefixChoice choice,
+                                                                           const std::string& file_name,
+                                                                           const util::EnvLookup& env) {
+  if (choice.path.empty() && choice.name.empty()) choice.name = file_name;
+  if (is_reserved_environment_name(choice.name)) {
+    return std::unexpected(make_error(
+        ErrorKind::usage,
+        fmt::format("'{}' is a reserved environment name (it names the root prefix, as in conda): choose another name",
+                    choice.name)));
+  }
+  auto prefix = resolve_prefix(choice, env, WhenNoPrefixGiven::refuse);
+  if (!prefix) return prefix;
+  if (auto usable = check_prefix_for_path(*prefix); !usable) return std::unexpected(usable.error());
+  return prefix;
+}
+
 }  // namespace gpuenv::environment

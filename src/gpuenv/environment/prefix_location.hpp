@@ -29,4 +29,12 @@ enum class WhenNoPrefixGiven {
 std::expected<std::filesystem::path, Error> resolve_prefix(const PrefixChoice& choice, const util::EnvLookup& env,
                                                            WhenNoPrefixGiven when_none);
 
+// Where `create` makes the environment: -p or -n, else `file_name` (an
+// environment.yml's name, as `conda env create` takes it). Refuses the
+// reserved names (base, root: they name the root prefix, as in conda) and a
+// prefix that could not go on PATH.
+std::expected<std::filesystem::path, Error> resolve_new_environment_prefix(PrefixChoice choice,
+                                                                           const std::string& file_name,
+                                                                           const util::EnvLookup& env);
+
 }  // namespace gpuenv::environment

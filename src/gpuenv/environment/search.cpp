@@ -2,7 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
 #include "gpuenv/environment/channel_loading.hpp"
+#include "gpuenv/package/record_json.hpp"
 #include "gpuenv/specs/spec_error.hpp"
 
 namespace gpuenv::environment {
@@ -27,6 +32,25 @@ std::expected<SearchResult, Error> search(const Settings& settings, std::string_
                                                   fmt::join(searched, ", "))));
   }
   return result;
+}
+
+std::vector<const specs::PackageRecord*> oldest_first(const std::vector<specs::PackageRecord>& records) {
+  std::vector<const specs::PackageRecord*> sorted;
+  for (auto it = records.rbegin(); it != records.rend(); ++it) sorted.push_back(&*it);
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  return sorted;
+}
+
+std::string conda_search_json(const std::vector<specs::PackageRecord>& records) {
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto* record : oldest_first(records)) {
+    auto& list = by_name[record->name];
+    if (list.is_null()) list = nlohmann::json::array();
+    list.push_back(package::record_to_json(*record));
+  }
+  nlohmann::json output = nlohmann::json::object();
+  for (auto& [name, list] : by_name) output[name] = std::move(list);
+  return output.dump(2);
 }
 
 }  // namespace gpuenv::environment

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <expected>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,5 +23,14 @@ struct SearchResult {
 // Fails when the spec does not parse, a channel cannot be loaded, or no
 // record matches (ErrorKind::no_match, naming the channels searched).
 std::expected<SearchResult, Error> search(const Settings& settings, std::string_view spec_text, Reporter& reporter);
+
+// `conda search`'s listing order: names alphabetically, each name's records
+// oldest first, so the newest ends up next to the prompt. `records` is
+// search()'s (newest first).
+std::vector<const specs::PackageRecord*> oldest_first(const std::vector<specs::PackageRecord>& records);
+
+// `conda search --json`: {"<name>": [record, ...]} in oldest_first's order,
+// each record as repodata.json holds it, indented.
+std::string conda_search_json(const std::vector<specs::PackageRecord>& records);
 
 }  // namespace gpuenv::environment

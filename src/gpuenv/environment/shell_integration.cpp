@@ -72,4 +72,12 @@ std::expected<PrefixChoice, Error> activation_target(const std::string& argument
   return target;
 }
 
+std::expected<EnvironmentChanges, Error> reactivation_changes(const util::EnvLookup& env) {
+  const auto active = env("CONDA_PREFIX");
+  if (!active || active->empty()) {
+    return std::unexpected(make_error(ErrorKind::no_environment, "no environment is active: nothing to reactivate"));
+  }
+  return activation_changes(*active, env);
+}
+
 }  // namespace gpuenv::environment

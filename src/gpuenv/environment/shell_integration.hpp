@@ -9,6 +9,7 @@
 #include <expected>
 #include <string>
 
+#include "gpuenv/environment/activation.hpp"
 #include "gpuenv/environment/error.hpp"
 #include "gpuenv/environment/prefix_location.hpp"
 #include "gpuenv/util/environment.hpp"
@@ -28,5 +29,9 @@ std::string shell_hook_script(const std::string& shell, const std::string& progr
 // -p/-n (not both: usage error), `base` when neither, as `conda activate`.
 // conda's rule: an argument with a '/' is a path.
 std::expected<PrefixChoice, Error> activation_target(const std::string& argument, const PrefixChoice& options);
+
+// `shell reactivate`: the active environment (CONDA_PREFIX) activated
+// again, so its scripts run again; an error when none is active.
+std::expected<EnvironmentChanges, Error> reactivation_changes(const util::EnvLookup& env);
 
 }  // namespace gpuenv::environment

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "gpuenv/recipe/lint_findings.hpp"
@@ -298,6 +299,55 @@ std::string_view severity_name(LintFinding::Severity severity) {
 bool has_lint_errors(const std::vector<LintFinding>& findings) {
   return std::any_of(findings.begin(), findings.end(),
                      [](const LintFinding& finding) { return finding.severity == LintFinding::Severity::error; });
+}
+
+LintCounts count_lint_findings(const std::vector<LintFinding>& findings) {
+  LintCounts counts;
+  for (const auto& finding : findings) ++(finding.severity == LintFinding::Severity::error ? counts.errors : counts.warnings);
+  return counts;
+}
+
+LintCounts total_lint_counts(const std::vector<LintedRecipe>& linted) {
+  LintCounts total;
+  for (const auto& each : linted) total += count_lint_findings(each.findings);
+  return total;
+}
+
+namespace {
+
+nlohmann::ordered_json position_json(std::size_t value) {
+  return value > 0 ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json finding_json(const LintFinding& finding) {
+  return {{"severity", severity_name(finding.severity)},
+          {"check", finding.check},
+          {"file", finding.file},
+          {"line", position_json(finding.position.line)},
+          {"column", position_json(finding.position.column)},
+          {"output", finding.output.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(finding.output)},
+          {"message", finding.message},
+          {"fix", finding.fix}};
+}
+
+}  // namespace
+
+std::string lint_report_json(const std::string& target_platform, const std::vector<LintedRecipe>& linted) {
+  using json = nlohmann::ordered_json;
+  const auto total = total_lint_counts(linted);
+  json recipes = json::array();
+  for (const auto& each : linted) {
+    const auto counts = count_lint_findings(each.findings);
+    json findings = json::array();
+    for (const auto& finding : each.findings) findings.push_back(finding_json(finding));
+    recipes.push_back({{"recipe", each.recipe},
+                       {"errors", counts.errors},
+                       {"warnings", counts.warnings},
+                       {"findings", std::move(findings)}});
+  }
+  return json{{"schema_version", 1},          {"target_platform", target_platform}, {"errors", total.errors},
+              {"warnings", total.warnings}, {"recipes", std::move(recipes)}}
+      .dump(2);
 }
 
 }  // namespace gpuenv::recipe

@@ -51,4 +51,31 @@ std::string_view severity_name(LintFinding::Severity severity);
 
 bool has_lint_errors(const std::vector<LintFinding>& findings);
 
+struct LintCounts {
+  std::size_t errors = 0;
+  std::size_t warnings = 0;
+
+  LintCounts& operator+=(const LintCounts& other) {
+    errors += other.errors;
+    warnings += other.warnings;
+    return *this;
+  }
+};
+
+// How many of `findings` are errors and how many warnings.
+LintCounts count_lint_findings(const std::vector<LintFinding>& findings);
+
+struct LintedRecipe {
+  std::string recipe;  // as named on the command line
+  std::vector<LintFinding> findings;
+};
+
+// The findings of several recipes, counted together.
+LintCounts total_lint_counts(const std::vector<LintedRecipe>& linted);
+
+// `gpuenv lint --json` (docs/json-output.md): the counts over all recipes,
+// then each recipe's counts and findings (line and column null when the
+// finding is about the file as a whole).
+std::string lint_report_json(const std::string& target_platform, const std::vector<LintedRecipe>& linted);
+
 }  // namespace gpuenv::recipe

@@ -1,8 +1,11 @@
 #include "gpuenv/recipe/render.hpp"
 
+#include <nlohmann/json.hpp>
 #include <system_error>
 #include <utility>
 
+#include "gpuenv/specs/platform.hpp"
+#include "gpuenv/util/environment.hpp"
 #include "gpuenv/util/file_io.hpp"
 
 namespace gpuenv::recipe {
@@ -76,6 +79,70 @@ std::expected<RenderedRecipe, RecipeError> render_recipe_file(const std::filesys
   rendered.variants = std::move(*variants);
   rendered.pin_run_as_build = config->pin_run_as_build;
   return rendered;
+}
+
+RenderRequest render_request_on_this_machine(std::vector<std::string> overrides,
+                                             const std::vector<std::string>& variant_files,
+                                             const std::string& target_platform) {
+  RenderRequest request;
+  request.overrides = std::move(overrides);
+  request.variant_files.assign(variant_files.begin(), variant_files.end());
+  request.build_platform = specs::Platform::current().str();
+  request.target_platform = target_platform.empty() ? request.build_platform : target_platform;
+  request.environment = util::environment_variables();
+  return request;
+}
+
+std::vector<RequirementSection> requirement_sections(const Requirements& requirements) {
+  return {{"build", &requirements.build},
+          {"host", &requirements.host},
+          {"run", &requirements.run},
+          {"run_constraints", &requirements.run_constraints}};
+}
+
+namespace {
+
+nlohmann::ordered_json value_json(const Value& value) {
+  switch (value.kind()) {
+    case Value::Kind::none:
+    case Value::Kind::undefined: return nullptr;
+    case Value::Kind::boolean: return value.as_bool();
+    case Value::Kind::integer: return value.as_integer();
+    case Value::Kind::string: return value.as_string();
+    default: return value.display();
+  }
+}
+
+}  // namespace
+
+std::string rendered_recipe_json(const std::string& recipe, const std::string& target_platform,
+                                 const RenderedRecipe& rendered) {
+  using json = nlohmann::ordered_json;
+  json files = json::array();
+  for (const auto& file : rendered.variant_files) files.push_back(file.string());
+  json variants = json::array();
+  for (const auto& each : rendered.variants) {
+    json variant = json::object();
+    for (const auto& [key, value] : each.variant) variant[key] = value_json(value);
+    json requirements = json::object();
+    for (const auto& [name, dependencies] : requirement_sections(each.requirements())) {
+      json list = json::array();
+      for (const auto& dependency : *dependencies) list.push_back(dependency_text(dependency));
+      requirements[name] = std::move(list);
+    }
+    variants.push_back({{"name", each.output_name},
+                        {"version", each.output_version},
+                        {"build_string", each.build_string},
+                        {"hash", each.hash},
+                        {"variant", std::move(variant)},
+                        {"requirements", std::move(requirements)}});
+  }
+  return json{{"schema_version", 1},
+              {"recipe", recipe},
+              {"target_platform", target_platform},
+              {"variant_files", std::move(files)},
+              {"variants", std::move(variants)}}
+      .dump(2);
 }
 
 }  // namespace gpuenv::recipe

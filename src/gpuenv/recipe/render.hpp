@@ -55,4 +55,26 @@ std::expected<VariantConfig, RecipeError> render_variant_config(const std::files
 std::expected<RenderedRecipe, RecipeError> render_recipe_file(const std::filesystem::path& recipe,
                                                               const RenderRequest& request);
 
+// The request `gpuenv render`, `lint` and `build` render with: this
+// machine's platform as the build platform, `target_platform` or else this
+// one, `overrides` (--variant) and `variant_files` (-m) in order, and the
+// process environment for env.get().
+RenderRequest render_request_on_this_machine(std::vector<std::string> overrides,
+                                             const std::vector<std::string>& variant_files,
+                                             const std::string& target_platform);
+
+// A variant's requirements by section, in the order recipes write them:
+// build, host, run, run_constraints.
+struct RequirementSection {
+  const char* name;
+  const std::vector<Dependency>* dependencies;
+};
+std::vector<RequirementSection> requirement_sections(const Requirements& requirements);
+
+// `gpuenv render --json` (docs/json-output.md): the variant files read and,
+// per variant, its output name, version, build string, hash, variant values
+// (typed: null, booleans and integers as themselves) and requirements.
+std::string rendered_recipe_json(const std::string& recipe, const std::string& target_platform,
+                                 const RenderedRecipe& rendered);
+
 }  // namespace gpuenv::recipe

@@ -195,4 +195,44 @@ DeviceTarget device_target(const CudaCompatibilityTables& tables, CudaVersion to
   return DeviceTarget::sass;
 }
 
+namespace {
+
+// Appends `verdict` to the last range when `same_answer` says it belongs there.
+template <typename SameAnswer>
+void extend_ranges(std::vector<ToolkitRange>& ranges, const ToolkitVerdict& verdict, DeviceTarget target,
+                   SameAnswer same_answer) {
+  if (!ranges.empty() && same_answer(ranges.back())) {
+    ranges.back().oldest = verdict;
+  } else {
+    ranges.push_back({verdict, verdict, target});
+  }
+}
+
+}  // namespace
+
+std::vector<ToolkitRange> toolkit_support_ranges(const std::vector<ToolkitVerdict>& verdicts) {
+  std::vector<ToolkitRange> ranges;
+  for (const auto& verdict : verdicts) {
+    extend_ranges(ranges, verdict, DeviceTarget::unknown, [&](const ToolkitRange& last) {
+      const auto previous_major = last.oldest.version.major;
+      const auto major = verdict.version.major;
+      const bool same_family = previous_major == major || (previous_major < 11 && major < 11);
+      return last.newest.support == verdict.support && same_family;
+    });
+  }
+  return ranges;
+}
+
+std::vector<ToolkitRange> device_target_ranges(const CudaCompatibilityTables& tables,
+                                               const std::vector<ToolkitVerdict>& verdicts,
+                                               ComputeCapability capability) {
+  std::vector<ToolkitRange> ranges;
+  for (const auto& verdict : verdicts) {
+    if (verdict.support == ToolkitSupport::needs_newer_driver) continue;
+    const auto target = device_target(tables, verdict.version, capability);
+    extend_ranges(ranges, verdict, target, [&](const ToolkitRange& last) { return last.target == target; });
+  }
+  return ranges;
+}
+
 }  // namespace gpuenv::system

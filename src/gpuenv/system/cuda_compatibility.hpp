@@ -99,4 +99,23 @@ std::string_view to_string(DeviceTarget target);
 DeviceTarget device_target(const CudaCompatibilityTables& tables, CudaVersion toolkit,
                            ComputeCapability capability);
 
+// Consecutive toolkits (newest first) that share one answer, so a report
+// can say "12.0 - 12.9: yes" instead of ten lines.
+struct ToolkitRange {
+  ToolkitVerdict newest;
+  ToolkitVerdict oldest;
+  DeviceTarget target = DeviceTarget::unknown;  // device_target_ranges only
+};
+
+// `verdicts` (judge_toolkits' order) in ranges of one ToolkitSupport. The
+// families with minor-version compatibility (11 and newer) stay apart per
+// major version, since what a driver can run differs between them.
+std::vector<ToolkitRange> toolkit_support_ranges(const std::vector<ToolkitVerdict>& verdicts);
+
+// The toolkits of `verdicts` this driver can run, in ranges that build the
+// same kind of code (DeviceTarget) for a GPU of `capability`.
+std::vector<ToolkitRange> device_target_ranges(const CudaCompatibilityTables& tables,
+                                               const std::vector<ToolkitVerdict>& verdicts,
+                                               ComputeCapability capability);
+
 }  // namespace gpuenv::system

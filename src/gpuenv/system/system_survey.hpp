@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/system/cuda_compatibility.hpp"
 #include "gpuenv/system/cuda_detection.hpp"
 #include "gpuenv/system/host_facts.hpp"
 #include "gpuenv/system/virtual_packages.hpp"
@@ -44,5 +45,17 @@ nlohmann::ordered_json virtual_packages_to_json(const std::vector<VirtualPackage
 
 // The cache outcome as `gpuenv cuda --json` and `gpuenv info --json` show it.
 nlohmann::ordered_json detection_to_json(const CacheOutcome& cache, const DetectionConfig& config);
+
+// `gpuenv cuda --json` but its "conditions" (docs/json-output.md): the
+// report, the virtual packages, the toolkits this driver can run with what
+// each builds for every GPU, the detection and the warnings. The survey
+// must hold a detection (SurveyOptions::always_detect_cuda).
+nlohmann::ordered_json cuda_survey_to_json(const SystemSurvey& survey, const CudaCompatibilityTables& tables);
+
+// `gpuenv info --json` (docs/json-output.md): version, platform, virtual
+// packages, a summary of the CUDA detection (null without one) and where
+// gpuenv keeps things; `config_files` are the configuration files found.
+nlohmann::ordered_json info_to_json(const SystemSurvey& survey, const std::vector<std::filesystem::path>& config_files,
+                                    const std::string& program_version, const std::string& platform);
 
 }  // namespace gpuenv::system

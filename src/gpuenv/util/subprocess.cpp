@@ -8,8 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace gpuenv::util {
@@ -150,6 +153,28 @@ std::expected<std::filesystem::path, std::string> running_executable() {
                            "): run gpuenv where /proc is mounted");
   }
   return path;
+}
+
+int replace_process(const std::string& program, std::vector<std::string> arguments,
+                    const std::map<std::string, std::string>& variables) {
+  std::vector<std::string> environment_entries;
+  for (const auto& [name, value] : variables) environment_entries.push_back(name + "=" + value);
+  std::vector<char*> environment_pointers;
+  for (auto& entry : environment_entries) environment_pointers.push_back(entry.data());
+  environment_pointers.push_back(nullptr);
+  std::vector<char*> argument_pointers;
+  for (auto& argument : arguments) argument_pointers.push_back(argument.data());
+  argument_pointers.push_back(nullptr);
+  ::execve(program.c_str(), argument_pointers.data(), environment_pointers.data());
+  return errno;
+}
+
+std::string running_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  std::replace(text.begin(), text.end(), '\0', ' ');
+  return text;
 }
 
 }  // namespace gpuenv::util

@@ -10,7 +10,9 @@
 #include <expected>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace gpuenv::util {
 
@@ -51,5 +53,17 @@ std::string describe_signal(int signal);
 // The running program's own file (/proc/self/exe), which gpuenv hands to
 // what it starts (CI jobs, activation hooks); the error says why not.
 std::expected<std::filesystem::path, std::string> running_executable();
+
+// Replaces this process with `program` (argv `arguments`, the environment
+// exactly `variables`), as `gpuenv run` does so that the command's exit
+// status, signals and terminal are its own. Returns only when execve fails,
+// with its errno. Flush stdio before: nothing buffered survives the exec.
+int replace_process(const std::string& program, std::vector<std::string> arguments,
+                    const std::map<std::string, std::string>& variables);
+
+// The running program's command line (/proc/self/cmdline) with its words
+// joined by spaces, as conda-meta/history's "# cmd:" line records it; empty
+// where /proc is not mounted.
+std::string running_command_line();
 
 }  // namespace gpuenv::util

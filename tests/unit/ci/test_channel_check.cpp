@@ -79,4 +79,43 @@ TEST(ChannelCheck, PackagesThatCannotComeFromTheChannelAloneAreSkippedSayingWhy)
   EXPECT_NE((*results)[0].reason.find("needs libzlib, not in the channel"), std::string::npos) << (*results)[0].reason;
 }
 
+
+gpuenv::ci::ChannelCheckResult check_result(const char* file, gpuenv::ci::ChannelCheckVerdict verdict,
+                                            std::string reason = {}) {
+  gpuenv::ci::ChannelCheckResult result;
+  result.package = {"linux-64", file, "app", "2.0", "h2_0", {}};
+  result.verdict = verdict;
+  result.reason = std::move(reason);
+  return result;
+}
+
+TEST(ChannelCheck, OnlyAFailedPackageFailsTheChannel) {
+  using gpuenv::ci::ChannelCheckVerdict;
+  EXPECT_TRUE(gpuenv::ci::channel_check_passed({}));
+  EXPECT_TRUE(gpuenv::ci::channel_check_passed({check_result("a.conda", ChannelCheckVerdict::passed),
+                                                check_result("b.conda", ChannelCheckVerdict::skipped)}));
+  EXPECT_FALSE(gpuenv::ci::channel_check_passed({check_result("a.conda", ChannelCheckVerdict::passed),
+                                                 check_result("b.conda", ChannelCheckVerdict::failed)}));
+  EXPECT_EQ(gpuenv::ci::verdict_name(ChannelCheckVerdict::failed), "FAILED");
+  EXPECT_EQ(gpuenv::ci::verdict_name(ChannelCheckVerdict::skipped), "skipped");
+}
+
+TEST(ChannelCheck, TheJsonReportNamesEachPackagesFileSpecVerdictAndReason) {
+  using gpuenv::ci::ChannelCheckVerdict;
+  const auto text = gpuenv::ci::channel_check_json(
+      {check_result("app-2.0-h2_0.conda", ChannelCheckVerdict::failed, "doctor: sm_90 has no kernel image")});
+  EXPECT_EQ(text, R"({
+  "schema_version": 1,
+  "success": false,
+  "packages": [
+    {
+      "package": "linux-64/app-2.0-h2_0.conda",
+      "spec": "app=2.0=h2_0",
+      "verdict": "FAILED",
+      "reason": "doctor: sm_90 has no kernel image"
+    }
+  ]
+})");
+}
+
 }  // namespace

@@ -281,4 +281,53 @@ TEST(RecipeGraph, DependencyNames) {
   EXPECT_EQ(gpuenv::ci::dependency_name(Dependency{"", pin, {}}), "libfoo");
 }
 
+TEST(CiMatrix, WithoutVariantFilesTheRepositorysVariantsAreUsed) {
+  EXPECT_EQ(gpuenv::ci::variant_files_or_default({}),
+            (std::vector<fs::path>{"metadata/variants/variants.yaml"}));
+  EXPECT_EQ(gpuenv::ci::variant_files_or_default({"b.yaml", "a.yaml"}), (std::vector<fs::path>{"b.yaml", "a.yaml"}));
+}
+
+TEST(CiMatrix, TheJsonMatrixListsEveryJobWithItsVariantAndNeeds) {
+  gpuenv::ci::CiMatrix matrix;
+  matrix.variant_files = {"v.yaml"};
+  matrix.index_image = "cpu";
+  CiJob job;
+  job.id = "libfoo-h1";
+  job.recipe = "recipes/libfoo/recipe.yaml";
+  job.recipe_hash = "0123456789abcdef";
+  job.package = "libfoo";
+  job.version = "1";
+  job.build_string = "h1_0";
+  job.image = "cuda13.0";
+  job.docker_image = "gpuenv/ci-cuda13.0";
+  job.variant_arguments = {"cuda_compiler_version=13.0"};
+  job.needs = {"libbar-h2"};
+  matrix.jobs.push_back(job);
+  EXPECT_EQ(gpuenv::ci::matrix_json(matrix), R"({
+  "schema_version": 1,
+  "variant_files": [
+    "v.yaml"
+  ],
+  "index_image": "cpu",
+  "jobs": [
+    {
+      "id": "libfoo-h1",
+      "recipe": "recipes/libfoo/recipe.yaml",
+      "recipe_hash": "0123456789abcdef",
+      "package": "libfoo",
+      "version": "1",
+      "build_string": "h1_0",
+      "image": "cuda13.0",
+      "docker_image": "gpuenv/ci-cuda13.0",
+      "variant": [
+        "cuda_compiler_version=13.0"
+      ],
+      "needs": [
+        "libbar-h2"
+      ]
+    }
+  ]
+})");
+}
+
 }  // namespace

@@ -144,4 +144,30 @@ TEST(Dockerfile, OneBadDefinitionStopsTheSyncNamingIt) {
   EXPECT_FALSE(fs::exists(dir.path() / "cpu" / "Dockerfile"));
 }
 
+TEST(Dockerfile, StaleOnesAreListedAndTheJsonSaysWhichAWriteRewrote) {
+  const std::vector<gpuenv::ci::ImageFileState> states = {{"cpu", "ci-images/cpu/Dockerfile", true},
+                                                          {"cuda13.0", "ci-images/cuda13.0/Dockerfile", false}};
+  EXPECT_EQ(gpuenv::ci::stale_dockerfiles(states), (std::vector<std::string>{"ci-images/cuda13.0/Dockerfile"}));
+  EXPECT_TRUE(gpuenv::ci::stale_dockerfiles({states[0]}).empty());
+  EXPECT_EQ(gpuenv::ci::dockerfile_states_json(states, true), R"({
+  "schema_version": 1,
+  "images": [
+    {
+      "image": "cpu",
+      "dockerfile": "ci-images/cpu/Dockerfile",
+      "up_to_date": true,
+      "written": false
+    },
+    {
+      "image": "cuda13.0",
+      "dockerfile": "ci-images/cuda13.0/Dockerfile",
+      "up_to_date": false,
+      "written": true
+    }
+  ]
+})");
+  // Without --write nothing is written, stale or not.
+  EXPECT_EQ(gpuenv::ci::dockerfile_states_json(states, false).find("\"written\": true"), std::string::npos);
+}
+
 }  // namespace

@@ -236,4 +236,13 @@ TEST(RootfsCommands, AnImagesVersionedCompilersBecomeItsGccAndGxx) {
   EXPECT_EQ(gpuenv::ci::compiler_links(image), expected);
 }
 
+TEST(DebianMirror, TheSourcesFileIsGpuenvCiDebianSourcesWhenSetElseApts) {
+  using gpuenv::util::fixed_environment;
+  EXPECT_EQ(gpuenv::ci::debian_sources_file(fixed_environment({})), "/etc/apt/sources.list.d/debian.sources");
+  EXPECT_EQ(gpuenv::ci::debian_sources_file(fixed_environment({{"GPUENV_CI_DEBIAN_SOURCES", ""}})),
+            "/etc/apt/sources.list.d/debian.sources");
+  EXPECT_EQ(gpuenv::ci::debian_sources_file(fixed_environment({{"GPUENV_CI_DEBIAN_SOURCES", "/tmp/mirror.sources"}})),
+            "/tmp/mirror.sources");
+}
+
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "cuda_binary_test_support.hpp"
 #include "support/temp_directory.hpp"
@@ -94,6 +95,36 @@ TEST(Payload, ContainerBytesAreAFatbinOfTheirOwn) {
   auto alone = read_device_code((directory / "one.fatbin").string());
   ASSERT_TRUE(alone) << alone.error().message;
   EXPECT_EQ(testing::entry_lines(*alone), (std::vector<std::string>{"sass sm_90 none"}));
+}
+
+TEST(Payload, WriteContainersWritesEachDistinctContainerOnceNamedByItsOffset) {
+  auto listing = read_committed("libadd_sm90.so");
+  gpuenv::testing::TempDirectory directory;
+  const auto target = directory.path() / "made" / "here";
+  auto written = write_containers(listing, target, one_mib);
+  ASSERT_TRUE(written) << written.error();
+  std::vector<std::uint64_t> offsets;
+  for (const auto& entry : listing.entries) {
+    if (entry.container_size != 0 && (offsets.empty() || offsets.back() != entry.container_offset))
+      offsets.push_back(entry.container_offset);
+  }
+  ASSERT_EQ(written->size(), offsets.size());
+  for (std::size_t i = 0; i < offsets.size(); ++i) {
+    std::ostringstream name;
+    name << "libadd_sm90.so." << std::hex << offsets[i] << ".fatbin";
+    EXPECT_EQ((*written)[i], target / name.str());
+    auto alone = read_device_code((*written)[i].string());
+    ASSERT_TRUE(alone) << alone.error().message;
+    EXPECT_FALSE(alone->entries.empty());
+  }
+}
+
+TEST(Payload, WriteContainersRefusesAContainerOverTheLimitNamingIt) {
+  auto listing = read_committed("libadd_sm90.so");
+  gpuenv::testing::TempDirectory directory;
+  auto written = write_containers(listing, directory.path(), 16);
+  ASSERT_FALSE(written);
+  EXPECT_NE(written.error().find("more than the limit"), std::string::npos) << written.error();
 }
 
 }  // namespace

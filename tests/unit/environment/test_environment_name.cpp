@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpuenv/environment/environment_name.hpp"
+#include "gpuenv/environment/prefix_location.hpp"
 
 namespace gpuenv::environment {
 namespace {
@@ -45,6 +46,39 @@ TEST(PrefixForPath, AColonWouldSplitPath) {
   const auto refused = check_prefix_for_path("/home/me/a:b");
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("cannot contain ':'"), std::string::npos) << refused.error().message;
+}
+
+TEST(NewEnvironmentPrefix, TheFilesNameIsUsedOnlyWithoutPOrN) {
+  const auto env = util::fixed_environment({{"GPUENV_ROOT_PREFIX", "/opt/gpuenv-root"}});
+  const auto from_file = resolve_new_environment_prefix({}, "from-file", env);
+  ASSERT_TRUE(from_file) << from_file.error().message;
+  EXPECT_EQ(*from_file, *resolve_prefix({"", "from-file"}, env, WhenNoPrefixGiven::refuse));
+  EXPECT_EQ(from_file->filename(), "from-file");
+  const auto named = resolve_new_environment_prefix({"", "mine"}, "from-file", env);
+  ASSERT_TRUE(named);
+  EXPECT_EQ(named->filename(), "mine");
+  const auto at_path = resolve_new_environment_prefix({"/srv/envs/x", ""}, "from-file", env);
+  ASSERT_TRUE(at_path);
+  EXPECT_EQ(*at_path, "/srv/envs/x");
+}
+
+TEST(NewEnvironmentPrefix, ReservedNamesUnusablePathsAndNoWhereAtAllAreRefused) {
+  const auto env = util::fixed_environment({{"GPUENV_ROOT_PREFIX", "/opt/gpuenv-root"}});
+  for (const auto& [choice, file_name] : std::vector<std::pair<PrefixChoice, std::string>>{
+           {{"", "base"}, ""}, {{}, "root"}}) {
+    const auto refused = resolve_new_environment_prefix(choice, file_name, env);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().kind, ErrorKind::usage);
+    EXPECT_NE(refused.error().message.find("is a reserved environment name"), std::string::npos)
+        << refused.error().message;
+  }
+  const auto colon = resolve_new_environment_prefix({"/srv/a:b", ""}, "", env);
+  ASSERT_FALSE(colon);
+  EXPECT_NE(colon.error().message.find("cannot contain ':'"), std::string::npos) << colon.error().message;
+  const auto nowhere = resolve_new_environment_prefix({}, "", env);
+  ASSERT_FALSE(nowhere);
+  EXPECT_EQ(nowhere.error().kind, ErrorKind::usage);
+  EXPECT_NE(nowhere.error().message.find("-p PREFIX or -n NAME"), std::string::npos) << nowhere.error().message;
 }
 
 }  // namespace

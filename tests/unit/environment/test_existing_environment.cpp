@@ -99,5 +99,27 @@ TEST(ShellIntegration, TheActivationTargetIsTheArgumentOrTheOptionsOrBase) {
   EXPECT_EQ(both.error().kind, ErrorKind::usage);
 }
 
+TEST(ShellIntegration, ReactivationActivatesTheActiveEnvironmentAgainOrSaysNoneIsActive) {
+  for (const auto& variables : {std::map<std::string, std::string>{}, {{"CONDA_PREFIX", ""}}}) {
+    const auto none = reactivation_changes(lookup(variables));
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().kind, ErrorKind::no_environment);
+    EXPECT_EQ(none.error().message, "no environment is active: nothing to reactivate");
+  }
+  testing::TempDirectory dir;
+  const auto prefix = dir.path() / "env";
+  fs::create_directories(prefix / "etc/conda/activate.d");
+  fs::create_directories(prefix / "etc/conda/deactivate.d");
+  testing::write_text_file(prefix / "etc/conda/activate.d/a.sh", "true\n");
+  testing::write_text_file(prefix / "etc/conda/deactivate.d/d.sh", "true\n");
+  const auto env = lookup({{"CONDA_PREFIX", prefix.string()}, {"CONDA_SHLVL", "1"}, {"PATH", (prefix / "bin").string()}});
+  const auto changes = reactivation_changes(env);
+  ASSERT_TRUE(changes) << changes.error().message;
+  // Reactivation: the scripts run again, deactivate.d first.
+  EXPECT_EQ(changes->deactivate_scripts, (std::vector<fs::path>{prefix / "etc/conda/deactivate.d/d.sh"}));
+  EXPECT_EQ(changes->activate_scripts, (std::vector<fs::path>{prefix / "etc/conda/activate.d/a.sh"}));
+  EXPECT_EQ(changes->exported_variables, activation_changes(prefix, env).exported_variables);
+}
+
 }  // namespace
 }  // namespace gpuenv::environment

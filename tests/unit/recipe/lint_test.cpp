@@ -415,6 +415,77 @@ TEST_F(LintFixture, DeeplyNestedHugeAndExpandingRecipesGiveAClearError) {
 
 // --- the shared test data ---
 
+TEST(LintReport, TheJsonCountsEachRecipeAndAllAndNullsAWholeFilesPosition) {
+  LintFinding error;
+  error.severity = LintFinding::Severity::error;
+  error.check = "source-sha256-missing";
+  error.file = "a/recipe.yaml";
+  error.position = {3, 5};
+  error.message = "no sha256";
+  error.fix = "add one";
+  LintFinding warning;
+  warning.severity = LintFinding::Severity::warning;
+  warning.check = "about-license-file";
+  warning.file = "b/recipe.yaml";
+  warning.output = "libb";
+  warning.message = "no license file";
+  warning.fix = "name it";
+  const std::vector<LintedRecipe> linted = {{"a", {error}}, {"b", {warning, warning}}, {"c", {}}};
+  const auto total = total_lint_counts(linted);
+  EXPECT_EQ(total.errors, 1u);
+  EXPECT_EQ(total.warnings, 2u);
+  const auto text = lint_report_json("linux-64", linted);
+  EXPECT_EQ(text.substr(0, text.find("\"recipes\"")), R"({
+  "schema_version": 1,
+  "target_platform": "linux-64",
+  "errors": 1,
+  "warnings": 2,
+  )");
+  EXPECT_NE(text.find(R"("recipe": "a",
+      "errors": 1,
+      "warnings": 0,
+      "findings": [
+        {
+          "severity": "error",
+          "check": "source-sha256-missing",
+          "file": "a/recipe.yaml",
+          "line": 3,
+          "column": 5,
+          "output": null,)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"("line": null,
+          "column": null,
+          "output": "libb",)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"("recipe": "c",
+      "errors": 0,
+      "warnings": 0,
+      "findings": [])"),
+            std::string::npos)
+      << text;
+}
+
+TEST(LintCounts, ErrorsAndWarningsAreCountedApartAndAddUp) {
+  const auto finding = [](LintFinding::Severity severity) {
+    LintFinding made;
+    made.severity = severity;
+    return made;
+  };
+  const std::vector<LintFinding> findings = {finding(LintFinding::Severity::warning),
+                                             finding(LintFinding::Severity::error),
+                                             finding(LintFinding::Severity::warning)};
+  auto counts = count_lint_findings(findings);
+  EXPECT_EQ(counts.errors, 1u);
+  EXPECT_EQ(counts.warnings, 2u);
+  counts += count_lint_findings({finding(LintFinding::Severity::error)});
+  EXPECT_EQ(counts.errors, 2u);
+  EXPECT_EQ(counts.warnings, 2u);
+  const auto none = count_lint_findings({});
+  EXPECT_EQ(none.errors + none.warnings, 0u);
+}
+
 TEST(LintTestdata, EveryRecipeLintsWithoutCrashingAndRenderableOnesHaveNoReaderErrors) {
   const fs::path root = testing::testdata_dir() / "recipes";
   if (!fs::exists(root)) GTEST_SKIP() << "no " << root;

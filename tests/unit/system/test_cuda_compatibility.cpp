@@ -127,6 +127,45 @@ TEST(CudaCompatibility, OldToolkitsReachNewGpusOnlyThroughPtx) {
   EXPECT_EQ(device_target(tables, {3, 0}, {9, 0}), DeviceTarget::unknown);
 }
 
+ToolkitVerdict verdict(CudaVersion version, ToolkitSupport support) { return {version, support, {}}; }
+
+TEST(CudaCompatibility, SupportRangesJoinNeighboursWithOneAnswerWithinAFamily) {
+  const std::vector<ToolkitVerdict> verdicts = {
+      verdict({13, 0}, ToolkitSupport::needs_newer_driver), verdict({12, 9}, ToolkitSupport::minor_version_compatibility),
+      verdict({12, 5}, ToolkitSupport::minor_version_compatibility), verdict({12, 4}, ToolkitSupport::native),
+      verdict({12, 0}, ToolkitSupport::native),  verdict({11, 8}, ToolkitSupport::native),
+      verdict({10, 2}, ToolkitSupport::native),  verdict({9, 0}, ToolkitSupport::native)};
+  const auto ranges = toolkit_support_ranges(verdicts);
+  ASSERT_EQ(ranges.size(), 5u);
+  EXPECT_EQ(ranges[0].newest.version.str(), "13.0");
+  EXPECT_EQ(ranges[1].newest.version.str(), "12.9");
+  EXPECT_EQ(ranges[1].oldest.version.str(), "12.5");
+  EXPECT_EQ(ranges[2].newest.version.str(), "12.4");
+  EXPECT_EQ(ranges[2].oldest.version.str(), "12.0");
+  // 11.x is its own family (minor-version compatibility per major)...
+  EXPECT_EQ(ranges[3].newest.version.str(), "11.8");
+  EXPECT_EQ(ranges[3].oldest.version.str(), "11.8");
+  // ...while the versions before 11 share one.
+  EXPECT_EQ(ranges[4].newest.version.str(), "10.2");
+  EXPECT_EQ(ranges[4].oldest.version.str(), "9.0");
+  EXPECT_TRUE(toolkit_support_ranges({}).empty());
+}
+
+TEST(CudaCompatibility, DeviceTargetRangesCoverOnlyRunnableToolkits) {
+  const auto tables = CudaCompatibilityTables::load();
+  const auto verdicts = judge_toolkits(tables, release("550.54.14"), CudaVersion{12, 4});
+  const auto ranges = device_target_ranges(tables, verdicts, {9, 0});
+  ASSERT_GE(ranges.size(), 2u);
+  // CUDA 13 needs a newer driver, so the newest range starts at 12.9.
+  EXPECT_EQ(ranges[0].newest.version.str(), "12.9");
+  EXPECT_EQ(ranges[0].target, DeviceTarget::sass);
+  EXPECT_EQ(ranges[0].oldest.version.str(), "11.8");
+  EXPECT_EQ(ranges[1].newest.version.str(), "11.7");
+  EXPECT_EQ(ranges[1].target, DeviceTarget::ptx_only);
+  for (std::size_t i = 1; i < ranges.size(); ++i) EXPECT_NE(ranges[i].target, ranges[i - 1].target);
+  for (const auto& range : ranges) EXPECT_NE(range.newest.support, ToolkitSupport::needs_newer_driver);
+}
+
 TEST(CudaCompatibility, TargetRangesAgreeWithTheSourceTable) {
   const auto tables = CudaCompatibilityTables::load();
   const auto source = read_tsv("cuda/cuda_sdk_supported_compute_capability.tsv");

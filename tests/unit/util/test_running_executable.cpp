@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <string>
 
 #include "gpuenv/util/subprocess.hpp"
 
@@ -15,6 +16,17 @@ TEST(RunningExecutable, IsThisTestProgram) {
   EXPECT_TRUE(path->is_absolute());
   EXPECT_EQ(path->filename(), "gpuenv_util_tests");
   EXPECT_EQ(::access(path->c_str(), X_OK), 0);
+}
+
+// conda-meta/history's "# cmd:" line: the words this test was started with,
+// joined by spaces, no NUL separators left.
+TEST(RunningCommandLine, IsThisTestsArgumentsJoinedBySpaces) {
+  std::string expected;
+  for (const auto& word : ::testing::internal::GetArgvs()) expected += (expected.empty() ? "" : " ") + word;
+  const auto line = gpuenv::util::running_command_line();
+  EXPECT_EQ(line, expected);
+  EXPECT_EQ(line.find('\0'), std::string::npos);
+  EXPECT_NE(line.find("gpuenv_util_tests"), std::string::npos);
 }
 
 }  // namespace

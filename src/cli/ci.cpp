@@ -21,6 +21,7 @@
 #include "gpuenv/ci/ci_matrix.hpp"
 #include "gpuenv/ci/ci_run.hpp"
 #include "gpuenv/ci/rootfs.hpp"
+#include "gpuenv/ci/rootfs_prune.hpp"
 #include "gpuenv/ci/run_report.hpp"
 #include "gpuenv/ci/dockerfile.hpp"
 #include "gpuenv/ci/gpuenv_bundle.hpp"
@@ -64,6 +65,12 @@ struct RunCiArguments {
   bool override_channels = false;
   std::optional<std::string> source;
   std::optional<std::string> source_version;
+  bool json = false;
+};
+
+struct PruneArguments {
+  std::string images_dir = "ci-images";
+  bool dry_run = false;
   bool json = false;
 };
 
@@ -166,6 +173,49 @@ int run_ci_jobs(const RunCiArguments& arguments) {
   return result->success() ? 0 : 1;
 }
 
+// `gpuenv ci prune`: the chroot runner's root filesystems that no image of
+// --images-dir uses any more (docs/ci.md).
+int run_prune(const PruneArguments& arguments) {
+  auto images = ci::read_image_definitions(arguments.images_dir);
+  if (!images) return report_ci_error(images.error(), arguments.json);
+  const auto env = util::process_environment();
+  auto mirror = ci::read_debian_mirror(ci::debian_sources_file(env));
+  if (!mirror) return report_ci_error(mirror.error(), arguments.json);
+  const auto cache_dir = util::resolve_user_directories(env).cache_dir;
+  if (cache_dir.empty()) {
+    return report_error(environment::make_error(environment::ErrorKind::configuration,
+                                                "no cache directory: set HOME or GPUENV_CACHE_DIR"),
+                        arguments.json);
+  }
+  // Without the mount table a tree a job runs in could go.
+  auto mounts = util::read_text_file_at_most("/proc/self/mounts", 16u << 20);
+  if (!mounts) {
+    return report_error(environment::make_error(environment::ErrorKind::configuration,
+                                                fmt::format("cannot read /proc/self/mounts ({}): it says which root "
+                                                            "filesystems a running job uses; run where /proc is mounted",
+                                                            mounts.error().message)),
+                        arguments.json);
+  }
+  const auto cache_root = fs::path(cache_dir) / "ci-rootfs";
+  if (!arguments.dry_run) ci::remove_stale_staging(cache_root);
+  const auto report = ci::prune_rootfs(cache_root, ci::rootfs_keys_in_use(*images, *mirror), *mounts,
+                                       arguments.dry_run);
+  if (arguments.json) {
+    fmt::print("{}\n", ci::prune_report_json(report, arguments.dry_run));
+  } else {
+    for (const auto& tree : report.removed) {
+      fmt::print("{} {} ({:.1f} MB)\n", arguments.dry_run ? "would remove" : "removed", tree.path.string(),
+                 static_cast<double>(tree.bytes) / 1e6);
+    }
+    for (const auto& tree : report.in_use) fmt::print("in use, left {}\n", tree.path.string());
+    fmt::print("{} {:.1f} MB in {} tree(s); {} tree(s) the images use kept\n",
+               arguments.dry_run ? "would free" : "freed", static_cast<double>(report.freed_bytes) / 1e6,
+               report.removed.size(), report.kept.size());
+  }
+  for (const auto& error : report.errors) fmt::print(stderr, "gpuenv: error: {}\n", error);
+  return report.errors.empty() ? 0 : 1;
+}
+
 // `gpuenv ci bundle DIR`: the running gpuenv with its libraries, for an
 // image whose definition has `gpuenv: {bundle: DIR}` (docs/ci.md).
 int run_bundle(const std::string& directory) {
@@ -236,6 +286,14 @@ void add_ci_command(CLI::App& app, Runner& run) {
   images_command->add_flag("--check", images->check, "Exit 1 when a Dockerfile differs from its image.yaml");
   images_command->add_flag("--json", images->json, "Print JSON");
   images_command->callback([&run, images] { run = [images] { return run_images(*images); }; });
+
+  auto prune = std::make_shared<PruneArguments>();
+  auto* prune_command = ci->add_subcommand(
+      "prune", "Remove the chroot runner's root filesystems that no image of --images-dir uses any more");
+  prune_command->add_option("--images-dir", prune->images_dir, "The images folder (default: ci-images)");
+  prune_command->add_flag("--dry-run", prune->dry_run, "Only say what would be removed");
+  prune_command->add_flag("--json", prune->json, "Print JSON");
+  prune_command->callback([&run, prune] { run = [prune] { return run_prune(*prune); }; });
 
   auto render = std::make_shared<RenderCiArguments>();
   auto* render_command = ci->add_subcommand(

@@ -97,6 +97,35 @@ TEST(CiCli, ImagesCheckListsStaleFilesAndWriteFixesThem) {
             gpuenv::testing::read_file(source_dir / "ci-images/cpu/Dockerfile"));
 }
 
+// A root filesystem of an older definition goes; what is not a tree the
+// chroot runner made (no marker) stays.
+TEST(CiCli, PruneRemovesTreesNoImageUses) {
+  gpuenv::testing::TempDirectory dir;
+  fs::copy(source_dir / "ci-images", dir.path() / "ci-images", fs::copy_options::recursive);
+  const fs::path trees = dir.path() / "cache/ci-rootfs";
+  gpuenv::testing::write_text_file(trees / "cuda13.0-0000000000000000/gpuenv-ci-rootfs.json", "{}\n");
+  gpuenv::testing::write_text_file(trees / "cuda13.0-0000000000000000/usr/bin/nvcc", std::string(2000000, 'x'));
+  gpuenv::testing::write_text_file(trees / "notes/readme.txt", "mine");
+  gpuenv::testing::write_text_file(dir.path() / "debian.sources",
+                                   "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm\n"
+                                   "Components: main\n");
+  const std::string env = "GPUENV_CACHE_DIR=" + shell_quote((dir.path() / "cache").string()) +
+                          " GPUENV_CI_DEBIAN_SOURCES=" + shell_quote((dir.path() / "debian.sources").string()) + " ";
+  const auto preview = run_program("/bin/sh", {"-c", "cd " + shell_quote(dir.path().string()) + " && " + env +
+                                                         shell_quote(GPUENV_BINARY) + " ci prune --dry-run"});
+  ASSERT_EQ(preview.exit_code, 0) << preview.out << preview.err;
+  EXPECT_NE(preview.out.find("would remove " + (trees / "cuda13.0-0000000000000000").string() + " (2.0 MB)"),
+            std::string::npos)
+      << preview.out;
+  EXPECT_TRUE(fs::exists(trees / "cuda13.0-0000000000000000"));
+  const auto pruned = run_program("/bin/sh", {"-c", "cd " + shell_quote(dir.path().string()) + " && " + env +
+                                                        shell_quote(GPUENV_BINARY) + " ci prune --json"});
+  ASSERT_EQ(pruned.exit_code, 0) << pruned.out << pruned.err;
+  EXPECT_NE(pruned.out.find("\"freed_bytes\": 2000003"), std::string::npos) << pruned.out;
+  EXPECT_FALSE(fs::exists(trees / "cuda13.0-0000000000000000"));
+  EXPECT_TRUE(fs::exists(trees / "notes/readme.txt"));
+}
+
 TEST(CiCli, ImagesRefuseAHostileDefinitionNamingTheKey) {
   gpuenv::testing::TempDirectory dir;
   gpuenv::testing::write_text_file(dir.path() / "ci-images/evil/image.yaml",

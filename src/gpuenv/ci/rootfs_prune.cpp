@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <sstream>
 
@@ -116,6 +118,25 @@ PruneReport prune_rootfs(const fs::path& cache_root, const std::vector<std::stri
     report.removed.push_back(std::move(pruned));
   }
   return report;
+}
+
+std::string prune_report_json(const PruneReport& report, bool dry_run) {
+  const auto trees = [](const std::vector<PrunedTree>& list, bool with_bytes) {
+    auto array = nlohmann::ordered_json::array();
+    for (const auto& tree : list) {
+      nlohmann::ordered_json entry{{"path", tree.path.string()}};
+      if (with_bytes) entry["bytes"] = tree.bytes;
+      array.push_back(std::move(entry));
+    }
+    return array;
+  };
+  const nlohmann::ordered_json document{{"dry_run", dry_run},
+                                        {"removed", trees(report.removed, true)},
+                                        {"in_use", trees(report.in_use, false)},
+                                        {"kept", trees(report.kept, false)},
+                                        {"errors", report.errors},
+                                        {"freed_bytes", report.freed_bytes}};
+  return document.dump(2);
 }
 
 }  // namespace gpuenv::ci

@@ -45,4 +45,8 @@ std::vector<std::string> rootfs_keys_in_use(const std::vector<ImageDefinition>& 
 PruneReport prune_rootfs(const std::filesystem::path& cache_root, const std::vector<std::string>& keep,
                          std::string_view mount_table, bool dry_run);
 
+// `gpuenv ci prune --json`: {"dry_run", "removed": [{"path", "bytes"}],
+// "in_use": [...], "kept": [...], "errors": [...], "freed_bytes"}.
+std::string prune_report_json(const PruneReport& report, bool dry_run);
+
 }  // namespace gpuenv::ci

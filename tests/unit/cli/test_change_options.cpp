@@ -86,19 +86,5 @@ TEST(TransactionLines, SummaryCountsWhatTheTransactionDid) {
   EXPECT_EQ(cli::summary_line(result), "Unlinked 1 package in 0.12 s");
 }
 
-TEST(TransactionLines, ChannelNamesAreThoseTheUserKnows) {
-  solver::ChannelLoadResult loaded;
-  solver::LoadedSubdir subdir;
-  subdir.source.channel_url = "https://conda.anaconda.org/conda-forge";
-  subdir.source.channel_name = "conda-forge";
-  loaded.subdirs.push_back(subdir);
-  specs::PackageRecord record;
-  record.channel = "https://conda.anaconda.org/conda-forge";
-  EXPECT_EQ(cli::channel_name_of(record, loaded), "conda-forge");
-  record.channel = "file:///srv/local/linux-64";
-  record.subdir = "linux-64";
-  EXPECT_EQ(cli::channel_name_of(record, loaded), "file:///srv/local");
-}
-
 }  // namespace
 }  // namespace gpuenv::testing

@@ -43,7 +43,9 @@ TEST(SurveyJson, CudaListsEveryToolkitWithWhatItBuildsForEachGpu) {
       saw_11_7 = true;
       EXPECT_EQ(toolkit.at("devices")[0].at("target"), "ptx_only");  // before Hopper
     }
-    if (toolkit.at("cuda") == "13.0") EXPECT_EQ(toolkit.at("support"), "needs_newer_driver");
+    if (toolkit.at("cuda") == "13.0") {
+      EXPECT_EQ(toolkit.at("support"), "needs_newer_driver");
+    }
   }
   EXPECT_TRUE(saw_12_4);
   EXPECT_TRUE(saw_11_7);

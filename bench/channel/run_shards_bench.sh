@@ -64,9 +64,12 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 export CONDA_OVERRIDE_CUDA=${CONDA_OVERRIDE_CUDA:-12.4}
 
 gpuenv_run() {  # cache dir, output json -> "<wall s> <cpu s>"
-  GPUENV_CACHE_DIR=$1 /usr/bin/time -f "%e %U %S" -o "$work/time" \
+  local start end  # time's %e has 10 ms steps: too coarse for a warm run
+  start=$(date +%s%N)
+  GPUENV_CACHE_DIR=$1 /usr/bin/time -f "%U %S" -o "$work/time" \
     "$gpuenv" create -p "$work/env" --dry-run --json --override-channels -c "$url" "${request[@]}" > "$2"
-  awk '{print $1, $2 + $3}' "$work/time"
+  end=$(date +%s%N)
+  awk -v wall="$(( (end - start) / 1000 ))" '{print wall / 1e6, $1 + $2}' "$work/time"
 }
 
 links() {
@@ -116,10 +119,8 @@ stop_server
 # py-rattler: Gateway (sharded) + solve, cold cache each run.
 rattler_ok=no
 if [ -x "$python" ] && "$python" -c 'import rattler' 2>/dev/null; then
-  start_server "$work/stats-rattler"
-  : > "$work/rattler"
-  for i in $(seq "$runs"); do
-    "$python" - "$url" "$work/rattler-cache-$i" "$work/rattler-$i.txt" "${request[@]}" >> "$work/rattler" <<'PY'
+  rattler_run() {  # cache dir, output file -> "<wall s> <cpu s>"
+    "$python" - "$url" "$1" "$2" "${request[@]}" <<'PY'
 import asyncio, resource, sys, time
 import rattler
 url, cache, out, *specs = sys.argv[1:]
@@ -139,6 +140,19 @@ async def main():
     print(elapsed, usage.ru_utime + usage.ru_stime)
 asyncio.run(main())
 PY
+  }
+  start_server "$work/stats-rattler"
+  : > "$work/rattler"
+  for i in $(seq "$runs"); do
+    rattler_run "$work/rattler-cache-$i" "$work/rattler-$i.txt" >> "$work/rattler"
+  done || echo "py-rattler failed (above)" >&2
+  rattler_cold_url=$url
+  stop_server
+  # Warm: the cache of the first cold run (same port: rattler keys it by URL).
+  start_server "$work/stats-rattler-warm" --port "${rattler_cold_url##*:}"
+  : > "$work/rattler-warm"
+  for i in $(seq "$runs"); do
+    rattler_run "$work/rattler-cache-1" "$work/rattler-warm-$i.txt" >> "$work/rattler-warm"
   done || echo "py-rattler failed (above)" >&2
   stop_server
   rattler_ok=yes
@@ -154,7 +168,10 @@ echo "full repodata: $(python3 -c "print(f'{$full_json/1e6:.1f} MB JSON, {$full_
 report "gpuenv cold, sharded" "$work/cold" "$work/stats-cold"
 report "gpuenv warm, sharded (index 304)" "$work/warm" "$work/stats-warm"
 report "gpuenv cold, repodata.json.zst" "$work/plain" "$work/stats-plain"
-[ "$rattler_ok" = yes ] && report "py-rattler Gateway+solve, sharded" "$work/rattler" "$work/stats-rattler"
+if [ "$rattler_ok" = yes ]; then
+  report "py-rattler Gateway+solve, sharded" "$work/rattler" "$work/stats-rattler"
+  report "py-rattler warm (same cache)" "$work/rattler-warm" "$work/stats-rattler-warm"
+fi
 
 links "$work/cold-1.json" > "$work/links-gpuenv"
 same=yes

@@ -28,7 +28,6 @@
 #include "gpuenv/util/environment.hpp"
 #include "gpuenv/util/file_io.hpp"
 #include "gpuenv/util/subprocess.hpp"
-#include "gpuenv/util/user_directories.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -150,20 +149,15 @@ int run_ci_jobs(const RunCiArguments& arguments) {
   auto binary = util::running_executable();
   if (!binary) return report_error(environment::make_error(environment::ErrorKind::configuration, binary.error()));
   request.gpuenv_binary = *binary;
-  const auto cache_dir = util::resolve_user_directories(env).cache_dir;
-  if (cache_dir.empty()) {
-    return report_error(environment::make_error(environment::ErrorKind::configuration,
-                                                "no cache directory: set HOME or GPUENV_CACHE_DIR"));
-  }
-  request.gpuenv_cache_dir = fs::absolute(cache_dir);
+  auto machine = ci::chroot_machine(env);
+  if (!machine) return report_ci_error(machine.error(), arguments.json);
+  request.gpuenv_cache_dir = machine->gpuenv_cache_dir;
+  request.mirror = machine->mirror;
   request.channels = arguments.channels;
   request.override_channels = arguments.override_channels;
   request.source = arguments.source;
   request.source_version = arguments.source_version;
   request.environment = util::environment_variables();
-  auto mirror = ci::read_debian_mirror(ci::debian_sources_file(env));
-  if (!mirror) return report_ci_error(mirror.error(), arguments.json);
-  request.mirror = *mirror;
   request.on_step = [](const std::string& line) { fmt::print(stderr, "gpuenv ci run: {}\n", line); };
   request.on_output = [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stderr); };
   auto result = ci::run_ci(request);
@@ -176,30 +170,11 @@ int run_ci_jobs(const RunCiArguments& arguments) {
 // `gpuenv ci prune`: the chroot runner's root filesystems that no image of
 // --images-dir uses any more (docs/ci.md).
 int run_prune(const PruneArguments& arguments) {
-  auto images = ci::read_image_definitions(arguments.images_dir);
-  if (!images) return report_ci_error(images.error(), arguments.json);
-  const auto env = util::process_environment();
-  auto mirror = ci::read_debian_mirror(ci::debian_sources_file(env));
-  if (!mirror) return report_ci_error(mirror.error(), arguments.json);
-  const auto cache_dir = util::resolve_user_directories(env).cache_dir;
-  if (cache_dir.empty()) {
-    return report_error(environment::make_error(environment::ErrorKind::configuration,
-                                                "no cache directory: set HOME or GPUENV_CACHE_DIR"),
-                        arguments.json);
-  }
-  // Without the mount table a tree a job runs in could go.
-  auto mounts = util::read_text_file_at_most("/proc/self/mounts", 16u << 20);
-  if (!mounts) {
-    return report_error(environment::make_error(environment::ErrorKind::configuration,
-                                                fmt::format("cannot read /proc/self/mounts ({}): it says which root "
-                                                            "filesystems a running job uses; run where /proc is mounted",
-                                                            mounts.error().message)),
-                        arguments.json);
-  }
-  const auto cache_root = fs::path(cache_dir) / "ci-rootfs";
-  if (!arguments.dry_run) ci::remove_stale_staging(cache_root);
-  const auto report = ci::prune_rootfs(cache_root, ci::rootfs_keys_in_use(*images, *mirror), *mounts,
-                                       arguments.dry_run);
+  auto machine = ci::chroot_machine(util::process_environment());
+  if (!machine) return report_ci_error(machine.error(), arguments.json);
+  auto pruned = ci::prune_unused_rootfs(arguments.images_dir, *machine, arguments.dry_run);
+  if (!pruned) return report_ci_error(pruned.error(), arguments.json);
+  const auto& report = *pruned;
   if (arguments.json) {
     fmt::print("{}\n", ci::prune_report_json(report, arguments.dry_run));
   } else {

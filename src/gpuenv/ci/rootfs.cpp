@@ -1,3 +1,4 @@
+#include "gpuenv/util/user_directories.hpp"
 #include "gpuenv/ci/rootfs.hpp"
 
 #include <fmt/core.h>
@@ -102,6 +103,17 @@ std::filesystem::path debian_sources_file(const util::EnvLookup& env) {
   const auto sources = env("GPUENV_CI_DEBIAN_SOURCES");
   return sources && !sources->empty() ? std::filesystem::path(*sources)
                                       : std::filesystem::path("/etc/apt/sources.list.d/debian.sources");
+}
+
+std::expected<ChrootMachine, CiError> chroot_machine(const util::EnvLookup& env) {
+  const auto cache_dir = util::resolve_user_directories(env).cache_dir;
+  if (cache_dir.empty()) {
+    return std::unexpected(CiError{CiError::Kind::unavailable, "",
+                                   "no cache directory for the root filesystems: set HOME or GPUENV_CACHE_DIR"});
+  }
+  auto mirror = read_debian_mirror(debian_sources_file(env));
+  if (!mirror) return std::unexpected(mirror.error());
+  return ChrootMachine{fs::absolute(cache_dir), *mirror};
 }
 
 std::expected<DebianMirror, CiError> read_debian_mirror(const fs::path& sources_file) {

@@ -47,6 +47,14 @@ std::expected<DebianMirror, CiError> read_debian_mirror(const std::filesystem::p
 // set and not empty, else /etc/apt/sources.list.d/debian.sources.
 std::filesystem::path debian_sources_file(const util::EnvLookup& env);
 
+// What the chroot runner takes from this machine: gpuenv's cache directory
+// (absolute; the trees live under ci-rootfs/) and its Debian mirror.
+struct ChrootMachine {
+  std::filesystem::path gpuenv_cache_dir;
+  DebianMirror mirror;
+};
+std::expected<ChrootMachine, CiError> chroot_machine(const util::EnvLookup& env);
+
 // The Debian release an image's base is, as debootstrap names it:
 // debian:12 -> bookworm, debian:13 -> trixie, debian:<codename> -> itself.
 // Refused, naming the image: a base that is not a Debian release (the chroot

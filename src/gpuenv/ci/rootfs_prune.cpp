@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuenv/util/file_io.hpp"
+
 #include <algorithm>
 #include <sstream>
 
@@ -110,7 +112,9 @@ PruneReport prune_rootfs(const fs::path& cache_root, const std::vector<std::stri
       fs::remove_all(tree, removal);
       if (!removal && has_wheels) fs::remove_all(wheels, removal);
       if (removal) {
-        report.errors.push_back(fmt::format("cannot remove {}: {}", tree.string(), removal.message()));
+        report.errors.push_back(fmt::format("cannot remove {}: {}; run gpuenv ci prune as the user who made it "
+                                            "(root, for the chroot runner's trees)",
+                                            tree.string(), removal.message()));
         continue;
       }
     }
@@ -118,6 +122,23 @@ PruneReport prune_rootfs(const fs::path& cache_root, const std::vector<std::stri
     report.removed.push_back(std::move(pruned));
   }
   return report;
+}
+
+std::expected<PruneReport, CiError> prune_unused_rootfs(const fs::path& images_dir, const ChrootMachine& machine,
+                                                        bool dry_run) {
+  auto images = read_image_definitions(images_dir);
+  if (!images) return std::unexpected(images.error());
+  const fs::path mounts_file = "/proc/self/mounts";
+  auto mounts = util::read_text_file_at_most(mounts_file, 16u << 20);
+  if (!mounts) {
+    return std::unexpected(CiError{CiError::Kind::unreadable, mounts_file.string(),
+                                   fmt::format("cannot read {} ({}): it says which root filesystems a running job "
+                                               "uses; run gpuenv where /proc is mounted",
+                                               mounts_file.string(), mounts.error().message)});
+  }
+  const auto cache_root = machine.gpuenv_cache_dir / "ci-rootfs";
+  if (!dry_run) remove_stale_staging(cache_root);
+  return prune_rootfs(cache_root, rootfs_keys_in_use(*images, machine.mirror), *mounts, dry_run);
 }
 
 std::string prune_report_json(const PruneReport& report, bool dry_run) {

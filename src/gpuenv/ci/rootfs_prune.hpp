@@ -45,6 +45,13 @@ std::vector<std::string> rootfs_keys_in_use(const std::vector<ImageDefinition>& 
 PruneReport prune_rootfs(const std::filesystem::path& cache_root, const std::vector<std::string>& keep,
                          std::string_view mount_table, bool dry_run);
 
+// `gpuenv ci prune`: the images of `images_dir` decide what stays under
+// <machine cache>/ci-rootfs; the mount table is /proc/self/mounts (without
+// it a tree a job runs in could go, so it is an error not to read it).
+// Half-made trees of dead processes go too, unless dry_run.
+std::expected<PruneReport, CiError> prune_unused_rootfs(const std::filesystem::path& images_dir,
+                                                        const ChrootMachine& machine, bool dry_run);
+
 // `gpuenv ci prune --json`: {"dry_run", "removed": [{"path", "bytes"}],
 // "in_use": [...], "kept": [...], "errors": [...], "freed_bytes"}.
 std::string prune_report_json(const PruneReport& report, bool dry_run);

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,6 +117,56 @@ TEST(RootfsPrune, AMissingCacheIsNothingToDo) {
   const auto report = prune_rootfs(dir.path() / "never-made", {}, "", false);
   EXPECT_TRUE(report.removed.empty());
   EXPECT_TRUE(report.errors.empty());
+}
+
+}  // namespace
+
+namespace {
+
+gpuenv::util::EnvLookup lookup(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
+    const auto found = values.find(std::string(name));
+    if (found == values.end()) return std::nullopt;
+    return found->second;
+  };
+}
+
+TEST(ChrootMachine, NeedsACacheDirectoryAndReadsTheMirrorFile) {
+  auto none = gpuenv::ci::chroot_machine(lookup({}));
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("set HOME or GPUENV_CACHE_DIR"), std::string::npos) << none.error().message;
+
+  gpuenv::testing::TempDirectory dir;
+  write_text_file(dir.path() / "debian.sources",
+                  "Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm\nComponents: main\n");
+  auto machine = gpuenv::ci::chroot_machine(lookup({{"GPUENV_CACHE_DIR", (dir.path() / "cache").string()},
+                                                    {"GPUENV_CI_DEBIAN_SOURCES", (dir.path() / "debian.sources").string()}}));
+  ASSERT_TRUE(machine) << machine.error().message;
+  EXPECT_EQ(machine->gpuenv_cache_dir, dir.path() / "cache");
+  EXPECT_EQ(machine->mirror.uri, "http://mirror.example/debian");
+  EXPECT_EQ(machine->mirror.suite, "bookworm");
+}
+
+// The whole of `gpuenv ci prune` below the CLI: the images folder decides,
+// this process's real mount table guards.
+TEST(RootfsPrune, PruneUnusedRootfsKeepsWhatTheImagesFolderUses) {
+  gpuenv::testing::TempDirectory dir;
+  write_text_file(dir.path() / "ci-images/cpu/image.yaml",
+                  "base: debian:12\nglibc: \"2.36\"\nsystem_packages: [ca-certificates]\n"
+                  "compilers: {c: gcc, cxx: g++}\ngpuenv: {binary: build/release/gpuenv}\n");
+  const gpuenv::ci::ChrootMachine machine{dir.path() / "cache", DebianMirror{"http://deb.debian.org/debian", "bookworm"}};
+  auto images = gpuenv::ci::read_image_definitions(dir.path() / "ci-images");
+  ASSERT_TRUE(images) << images.error().message;
+  const fs::path root = machine.gpuenv_cache_dir / "ci-rootfs";
+  const auto current = gpuenv::ci::image_rootfs_key(images->front(), machine.mirror);
+  make_tree(root / current, 10);
+  make_tree(root / "cpu-0000000000000000", 10);
+  auto report = gpuenv::ci::prune_unused_rootfs(dir.path() / "ci-images", machine, false);
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->removed.size(), 1u);
+  EXPECT_TRUE(fs::exists(root / current));
+  EXPECT_FALSE(fs::exists(root / "cpu-0000000000000000"));
+  EXPECT_FALSE(gpuenv::ci::prune_unused_rootfs(dir.path() / "no-images", machine, false)) << "a missing folder";
 }
 
 }  // namespace

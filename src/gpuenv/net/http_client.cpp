@@ -66,15 +66,22 @@ struct HttpClient::Impl {
 
   explicit Impl(HttpClientOptions opts) : options(std::move(opts)) {
     if (options.max_parallel == 0) options.max_parallel = 1;
-    initialise_libcurl_once();
-    multi = curl_multi_init();
-    if (multi == nullptr) throw std::runtime_error("libcurl could not create a multi handle");
   }
 
   ~Impl() {
     for (auto& transfer : running) curl_multi_remove_handle(multi, transfer->easy);
     running.clear();
-    curl_multi_cleanup(multi);
+    if (multi != nullptr) curl_multi_cleanup(multi);
+  }
+
+  // libcurl is loaded (dlopen, ~5 ms with its TLS stack) and the multi
+  // handle made only once a transfer is to run: a client that an answer
+  // from the cache leaves idle costs nothing.
+  void ensure_multi() {
+    if (multi != nullptr) return;
+    initialise_libcurl_once();
+    multi = curl_multi_init();
+    if (multi == nullptr) throw std::runtime_error("libcurl could not create a multi handle");
   }
 
   void configure(Transfer& transfer) {
@@ -176,6 +183,8 @@ void HttpClient::submit(HttpRequest request, Completion on_complete,
 void HttpClient::run() {
   using namespace std::chrono;
   Impl& impl = *impl_;
+  if (impl.queued.empty() && impl.running.empty()) return;
+  impl.ensure_multi();
   impl.start_due();
   while (!impl.queued.empty() || !impl.running.empty()) {
     int still_running = 0;

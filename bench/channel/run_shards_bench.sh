@@ -64,12 +64,14 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 export CONDA_OVERRIDE_CUDA=${CONDA_OVERRIDE_CUDA:-12.4}
 
 gpuenv_run() {  # cache dir, output json -> "<wall s> <cpu s>"
-  local start end  # time's %e has 10 ms steps: too coarse for a warm run
-  start=$(date +%s%N)
+  # time's %e has 10 ms steps, too coarse for a warm run, and $(date) forks
+  # (~3 ms here): bash's $EPOCHREALTIME costs nothing.
+  local start end
+  start=$EPOCHREALTIME
   GPUENV_CACHE_DIR=$1 /usr/bin/time -f "%U %S" -o "$work/time" \
     "$gpuenv" create -p "$work/env" --dry-run --json --override-channels -c "$url" "${request[@]}" > "$2"
-  end=$(date +%s%N)
-  awk -v wall="$(( (end - start) / 1000 ))" '{print wall / 1e6, $1 + $2}' "$work/time"
+  end=$EPOCHREALTIME
+  awk -v start="$start" -v end="$end" '{print end - start, $1 + $2}' "$work/time"
 }
 
 links() {
@@ -107,6 +109,13 @@ stop_server
 start_server "$work/stats-warm" --port "${cold_url##*:}"
 : > "$work/warm"
 for i in $(seq "$runs"); do gpuenv_run "$work/cache-cold-1" "$work/warm-$i.json" >> "$work/warm"; done
+stop_server
+# The same, loading and solving again (the solve memo off).
+start_server "$work/stats-warm-solving" --port "${cold_url##*:}"
+: > "$work/warm-solving"
+for i in $(seq "$runs"); do
+  CONDA_GPUENV_SOLVE_MEMO=false gpuenv_run "$work/cache-cold-1" "$work/warm-solving-$i.json" >> "$work/warm-solving"
+done
 stop_server
 # Without shards (404 for the index): repodata.json.zst, cold.
 start_server "$work/stats-plain" --no-shards
@@ -167,6 +176,7 @@ echo "load average before / after: $load_before / $(cut -d' ' -f1-3 /proc/loadav
 echo "full repodata: $(python3 -c "print(f'{$full_json/1e6:.1f} MB JSON, {$full_zst/1e6:.1f} MB .zst')")"
 report "gpuenv cold, sharded" "$work/cold" "$work/stats-cold"
 report "gpuenv warm, sharded (index 304)" "$work/warm" "$work/stats-warm"
+report "gpuenv warm, solving again (no memo)" "$work/warm-solving" "$work/stats-warm-solving"
 report "gpuenv cold, repodata.json.zst" "$work/plain" "$work/stats-plain"
 if [ "$rattler_ok" = yes ]; then
   report "py-rattler Gateway+solve, sharded" "$work/rattler" "$work/stats-rattler"
@@ -175,7 +185,7 @@ fi
 
 links "$work/cold-1.json" > "$work/links-gpuenv"
 same=yes
-for f in "$work"/cold-*.json "$work"/warm-*.json "$work"/plain-*.json; do
+for f in "$work"/cold-*.json "$work"/warm-*.json "$work"/warm-solving-*.json "$work"/plain-*.json; do
   links "$f" | cmp -s - "$work/links-gpuenv" || same=no
 done
 echo "gpuenv solution: $(wc -l < "$work/links-gpuenv") packages, identical sharded/warm/non-sharded: $same"

@@ -39,6 +39,24 @@ struct ChannelMessage {
 // Each loaded subdir's messages, in load order.
 std::vector<ChannelMessage> channel_messages(const solver::ChannelLoadResult& loaded);
 
+// The channels fetched for a load, not yet loaded: fetch_channels_for()
+// then load_fetched_channels() is load_channels_for().
+struct FetchedForLoad {
+  solver::ChannelLoadOptions options;
+  repodata::FetchedChannels fetched;
+};
+
+std::expected<FetchedForLoad, Error> fetch_channels_for(const Settings& settings,
+                                                        const std::vector<specs::MatchSpec>& specs,
+                                                        const std::vector<std::string>& file_channels, Reach reach,
+                                                        Reporter& reporter, std::vector<std::string> installed_names,
+                                                        Revalidation revalidation);
+
+// Loads what fetch_channels_for brought, telling `reporter` as
+// load_channels_for does.
+std::expected<solver::ChannelLoadResult, Error> load_fetched_channels(solver::PackageDatabase& database,
+                                                                     FetchedForLoad fetched, Reporter& reporter);
+
 // Warnings (skipped records, an unwritable cache) go to `reporter`, and so
 // do repodata downloads; channel messages (CEP 48) are notices.
 // `installed_names`: the target prefix's packages, which the solve may keep

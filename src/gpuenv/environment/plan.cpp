@@ -12,6 +12,7 @@
 #include "gpuenv/environment/history_requests.hpp"
 #include "gpuenv/environment/installed_environment.hpp"
 #include "gpuenv/environment/requested_spec.hpp"
+#include "gpuenv/environment/solve_memo.hpp"
 #include "gpuenv/environment/target_machine.hpp"
 #include "gpuenv/prefix/prefix_error.hpp"
 #include "gpuenv/prefix/transaction.hpp"
@@ -164,32 +165,56 @@ system::MachineDescription survey_machine(const Settings& settings, Reporter& re
 }
 
 // Loads the channels the request's specs can reach (unless nothing needs
-// them) and solves for plan.machine.
+// them) and solves for plan.machine; the same request over the same
+// records, installed packages and machine is answered from the solve memo
+// (solve_memo.hpp) without loading or solving.
 std::expected<void, Error> load_and_solve(Plan& plan, const Settings& settings,
                                           const std::vector<std::string>& file_channels,
                                           const std::vector<specs::PackageRecord>& installed,
                                           const solver::SolveRequest& request, bool load_channels,
                                           Revalidation revalidation, Reporter& reporter) {
   solver::PackageDatabase database;
+  const auto facts = solver_facts(plan.machine);
+  const SolveMemo memo(settings.directories.cache_dir / "solves");
+  std::optional<std::string> memo_key;
   if (load_channels) {
     std::vector<specs::MatchSpec> named = request.install;
     named.insert(named.end(), request.update.begin(), request.update.end());
     std::vector<std::string> installed_names;
     for (const auto& record : installed) installed_names.push_back(record.name);
-    auto loaded = load_channels_for(database, settings, named, file_channels, Reach::dependency_closure, reporter,
-                                    std::move(installed_names), revalidation);
+    auto fetched = fetch_channels_for(settings, named, file_channels, Reach::dependency_closure, reporter,
+                                      std::move(installed_names), revalidation);
+    if (!fetched) return std::unexpected(fetched.error());
+    if (settings.configuration.gpuenv_solve_memo && !settings.directories.cache_dir.empty()) {
+      if (const auto records = solver::loaded_records_identity(fetched->fetched, fetched->options)) {
+        memo_key = solve_memo_key({*records, request, installed, facts, settings.channel_context});
+      }
+    }
+    if (memo_key) {
+      if (auto solution = memo.find(*memo_key)) {
+        plan.loaded = solver::result_without_records(std::move(fetched->fetched));
+        plan.solution = std::move(*solution);
+        return {};
+      }
+    }
+    auto loaded = load_fetched_channels(database, std::move(*fetched), reporter);
     if (!loaded) return std::unexpected(loaded.error());
     plan.loaded = std::move(*loaded);
   }
   database.set_installed(installed, plan.machine.virtual_packages);
 
-  auto solution = solver::solve(database, request, solver_facts(plan.machine));
+  auto solution = solver::solve(database, request, facts);
   if (!solution) {
     auto error = make_error(ErrorKind::unsatisfiable, solution.error().summary());
     error.unsolvable = std::move(solution.error());
     return std::unexpected(std::move(error));
   }
   plan.solution = std::move(*solution);
+  // A hit must have nothing to tell: a load that warned or carried a
+  // channel's message is solved again next time, and tells it again.
+  if (memo_key && plan.loaded.warnings.empty() && channel_messages(plan.loaded).empty()) {
+    memo.store(*memo_key, plan.solution);
+  }
   return {};
 }
 

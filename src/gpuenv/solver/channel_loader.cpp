@@ -1,6 +1,7 @@
 #include "gpuenv/solver/channel_loader.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <memory>
@@ -145,8 +146,7 @@ std::optional<repodata::ShardedClosureRequest> shard_request_for(const ChannelLo
 
 }  // namespace
 
-std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& database,
-                                                            const ChannelLoadOptions& options) {
+std::expected<repodata::FetchedChannels, std::string> fetch_for_loading(const ChannelLoadOptions& options) {
   repodata::GatewayRequest request;
   request.channels = options.channels;
   request.context = options.context;
@@ -157,13 +157,16 @@ std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& dat
   request.client = options.client;
   request.shards = shard_request_for(options);
   request.revalidate_alongside = options.revalidate_alongside;
-  auto fetched = repodata::fetch_channels(request);
-  if (!fetched) return std::unexpected(fetched.error());
+  return repodata::fetch_channels(request);
+}
 
+std::expected<ChannelLoadResult, std::string> load_fetched(PackageDatabase& database,
+                                                           repodata::FetchedChannels fetched,
+                                                           const ChannelLoadOptions& options) {
   ChannelLoadResult result;
-  result.credentials = std::move(fetched->credentials);
-  result.revalidation = std::move(fetched->revalidation);
-  const auto& subdirs = fetched->subdirs;
+  result.credentials = std::move(fetched.credentials);
+  result.revalidation = std::move(fetched.revalidation);
+  const auto& subdirs = fetched.subdirs;
   if (options.reachable_from && !options.cache_dir.empty()) {
     auto loaded = load_reachable(database, subdirs, options, result);
     if (!loaded) return std::unexpected(loaded.error());
@@ -172,6 +175,57 @@ std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& dat
   if (auto loaded = load_everything(database, subdirs, options, result); !loaded) {
     return std::unexpected(loaded.error());
   }
+  return result;
+}
+
+std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& database,
+                                                            const ChannelLoadOptions& options) {
+  auto fetched = fetch_for_loading(options);
+  if (!fetched) return std::unexpected(fetched.error());
+  return load_fetched(database, std::move(*fetched), options);
+}
+
+std::optional<std::string> loaded_records_identity(const repodata::FetchedChannels& fetched,
+                                                   const ChannelLoadOptions& options) {
+  if (!options.reachable_from || options.cache_dir.empty()) return std::nullopt;
+  // Each part ends in a separator no value holds, so that no two different
+  // lists of parts join into the same text.
+  std::string identity = "records-1\x1e";
+  const auto part = [&identity](std::string_view value) {
+    identity.append(value);
+    identity += '\x1f';
+  };
+  part(options.platform);
+  part(options.follow_dependencies ? "follow" : "names");
+  for (const auto& spec : *options.reachable_from) {
+    part(spec.original());
+    part(spec.str());
+  }
+  identity += '\x1e';
+  for (const auto& name : options.installed_names) part(name);
+  for (const auto& subdir : fetched.subdirs) {
+    identity += '\x1e';
+    // Every field by name: a new one stops this compiling until it joins.
+    const auto& [channel_url, channel_name, subdir_name, subdir_url, channel_rank] = subdir.source;
+    for (const auto* value : {&channel_url, &channel_name, &subdir_name, &subdir_url}) part(*value);
+    part(std::to_string(channel_rank));
+    part(subdir.sharded ? "sharded" : "whole");
+    struct stat info {};
+    if (::stat(subdir.json.c_str(), &info) != 0) return std::nullopt;
+    std::error_code error;
+    const auto absolute = std::filesystem::absolute(subdir.json, error);
+    part((error ? subdir.json : absolute).string());
+    part(fmt::format("{} {}.{:09} {}.{:09} {} {}", info.st_size, info.st_mtim.tv_sec, info.st_mtim.tv_nsec,
+                     info.st_ctim.tv_sec, info.st_ctim.tv_nsec, info.st_dev, info.st_ino));
+  }
+  return identity;
+}
+
+ChannelLoadResult result_without_records(repodata::FetchedChannels fetched) {
+  ChannelLoadResult result;
+  for (auto& subdir : fetched.subdirs) result.subdirs.push_back({std::move(subdir.source), LoadReport{}});
+  result.credentials = std::move(fetched.credentials);
+  result.revalidation = std::move(fetched.revalidation);
   return result;
 }
 

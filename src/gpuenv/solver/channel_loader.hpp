@@ -72,8 +72,31 @@ struct ChannelLoadResult {
 // Fails with a message naming the channel, the subdir and what to do when
 // a channel cannot be resolved, fetched or parsed. A platform subdir a
 // channel does not have is empty (as in conda); a channel without noarch
-// is not a channel.
+// is not a channel. fetch_for_loading() then load_fetched().
 std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& database,
                                                             const ChannelLoadOptions& options);
+
+// load_channels' first half: each subdir's repodata on disk (downloaded, or
+// read from the cache under revalidate_alongside); nothing in a database yet.
+std::expected<repodata::FetchedChannels, std::string> fetch_for_loading(const ChannelLoadOptions& options);
+
+// load_channels' second half: the records of what fetch_for_loading brought.
+std::expected<ChannelLoadResult, std::string> load_fetched(PackageDatabase& database,
+                                                           repodata::FetchedChannels fetched,
+                                                           const ChannelLoadOptions& options);
+
+// What load_fetched would add to a database is made of, as text: the
+// options that choose the records and, per subdir, where its repodata is
+// with the file's size, times and inode (what invalidates its per-name
+// index, solv_cache.hpp). Equal texts load equal records. nullopt when the
+// records cannot be named so: a load of every record (no reachable_from or
+// no cache_dir), or a repodata file that cannot be stat'ed.
+std::optional<std::string> loaded_records_identity(const repodata::FetchedChannels& fetched,
+                                                   const ChannelLoadOptions& options);
+
+// What load_fetched returns, for subdirs whose records are not loaded
+// (a solve answered without them): their sources, the credentials and the
+// revalidation; no reports, no warnings.
+ChannelLoadResult result_without_records(repodata::FetchedChannels fetched);
 
 }  // namespace gpuenv::solver

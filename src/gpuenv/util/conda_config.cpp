@@ -48,6 +48,7 @@ const std::vector<Setting>& settings() {
       {{"safety_checks"}, Shape::scalar, ',', false},
       {{"extra_safety_checks"}, Shape::scalar, ',', false},
       {{"gpuenv_check_device_code"}, Shape::scalar, ',', false},
+      {{"gpuenv_solve_memo"}, Shape::scalar, ',', false},
   };
   return table;
 }
@@ -578,7 +579,10 @@ class ConfigBuilder {
       }
     }
     if (auto read = boolean_setting("extra_safety_checks", config, config.extra_safety_checks); !read) return read;
-    return boolean_setting("gpuenv_check_device_code", config, config.gpuenv_check_device_code);
+    if (auto read = boolean_setting("gpuenv_check_device_code", config, config.gpuenv_check_device_code); !read) {
+      return read;
+    }
+    return boolean_setting("gpuenv_solve_memo", config, config.gpuenv_solve_memo);
   }
 
   const EnvLookup& env_;

@@ -72,6 +72,9 @@ struct CondaConfig {
   // gpuenv's own key: after create/install/update, warn when a library just
   // installed cannot run on this machine's GPUs (docs/cuda-binaries.md).
   bool gpuenv_check_device_code = true;
+  // gpuenv's own key: answer a solve asked before from <cache>/solves
+  // (environment/solve_memo.hpp) instead of solving again.
+  bool gpuenv_solve_memo = true;
 
   // The files that were read, lowest precedence first.
   std::vector<std::filesystem::path> files;

@@ -282,6 +282,16 @@ TEST_F(CondaConfigFiles, TheDeviceCodeCheckAfterInstallsIsOnUnlessTurnedOff) {
             std::string::npos);
 }
 
+TEST_F(CondaConfigFiles, TheSolveMemoIsOnUnlessTurnedOff) {
+  EXPECT_TRUE(loaded().gpuenv_solve_memo);
+  file("user.yml", "gpuenv_solve_memo: false\n");
+  EXPECT_FALSE(loaded().gpuenv_solve_memo);
+  EXPECT_TRUE(loaded({{"CONDA_GPUENV_SOLVE_MEMO", "true"}}).gpuenv_solve_memo);
+  EXPECT_NE(error({{"CONDA_GPUENV_SOLVE_MEMO", "sometimes"}})
+                .find("$CONDA_GPUENV_SOLVE_MEMO: gpuenv_solve_memo 'sometimes' must be true or false"),
+            std::string::npos);
+}
+
 // conda's search path as resolve_user_directories lays it out: the files
 // of the home directory, then $CONDA_PREFIX's, then $CONDARC's.
 TEST(CondaConfigSearchPath, LaterPlacesTakePrecedence) {

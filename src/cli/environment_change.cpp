@@ -29,13 +29,6 @@ namespace fs = std::filesystem;
 using environment::ChangeKind;
 using environment::ErrorKind;
 
-bool is_true(std::optional<std::string> value) {
-  if (!value) return false;
-  std::string text = *value;
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text == "1" || text == "true" || text == "yes" || text == "on";
-}
-
 // conda's prompt: an empty answer is yes.
 enum class Answer { yes, no, no_terminal };
 Answer confirm() {
@@ -93,7 +86,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
     print_plan(solution, plan.loaded, plan.prefix, plan.machine);
     print_conditions(plan.conditions);
   }
-  if (!arguments.yes && !arguments.json && !is_true(settings.env("CONDA_ALWAYS_YES"))) {
+  if (!arguments.yes && !arguments.json && !settings.configuration.always_yes) {
     switch (confirm()) {
       case Answer::yes:
         break;

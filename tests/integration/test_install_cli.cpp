@@ -2,6 +2,8 @@
 // environment they leave (files, conda-meta records in conda's schema,
 // history), what they print, and how they fail.
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -226,6 +228,14 @@ TEST(InstallCli, WithoutATerminalItAsksForYes) {
                                "tool"},
                               machine.env({"CONDA_ALWAYS_YES=true"}));
   EXPECT_EQ(yes.exit_code, 0) << yes.err;
+  // So does the .condarc key.
+  const auto condarc = machine / "condarc.yml";
+  std::ofstream(condarc) << "always_yes: true\n";
+  const auto keyed = run_gpuenv({"create", "-p", (machine / "env2").string(), "-c", machine.channel(),
+                                 "--override-channels", "tool"},
+                                machine.env({"CONDARC=" + condarc.string()}));
+  EXPECT_EQ(keyed.exit_code, 0) << keyed.err;
+  EXPECT_TRUE(fs::exists(machine / "env2" / "conda-meta"));
 }
 
 // On a terminal it asks; an empty answer is yes, as in conda.

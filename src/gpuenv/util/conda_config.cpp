@@ -49,6 +49,7 @@ const std::vector<Setting>& settings() {
       {{"extra_safety_checks"}, Shape::scalar, ',', false},
       {{"gpuenv_check_device_code"}, Shape::scalar, ',', false},
       {{"gpuenv_solve_memo"}, Shape::scalar, ',', false},
+      {{"always_yes"}, Shape::scalar, ',', false},
   };
   return table;
 }
@@ -582,7 +583,8 @@ class ConfigBuilder {
     if (auto read = boolean_setting("gpuenv_check_device_code", config, config.gpuenv_check_device_code); !read) {
       return read;
     }
-    return boolean_setting("gpuenv_solve_memo", config, config.gpuenv_solve_memo);
+    if (auto read = boolean_setting("gpuenv_solve_memo", config, config.gpuenv_solve_memo); !read) return read;
+    return boolean_setting("always_yes", config, config.always_yes);
   }
 
   const EnvLookup& env_;

@@ -75,6 +75,8 @@ struct CondaConfig {
   // gpuenv's own key: answer a solve asked before from <cache>/solves
   // (environment/solve_memo.hpp) instead of solving again.
   bool gpuenv_solve_memo = true;
+  // Changes go ahead without asking (conda's always_yes, CONDA_ALWAYS_YES).
+  bool always_yes = false;
 
   // The files that were read, lowest precedence first.
   std::vector<std::filesystem::path> files;

@@ -192,8 +192,18 @@ TEST_F(CondaConfigFiles, SslVerifyTakesABooleanOrACertificatePath) {
 }
 
 TEST_F(CondaConfigFiles, KeysGpuenvDoesNotUseAreIgnored) {
-  file("a.yml", "always_yes: true\nchannels: [a]\n");
+  file("a.yml", "auto_activate_base: true\nchannels: [a]\n");
   EXPECT_EQ(loaded().channels, Strings{"a"});
+}
+
+TEST_F(CondaConfigFiles, AlwaysYesIsReadAsCondaReadsIt) {
+  EXPECT_FALSE(loaded().always_yes);
+  file("a.yml", "always_yes: true\n");
+  EXPECT_TRUE(loaded().always_yes);
+  EXPECT_FALSE(loaded({{"CONDA_ALWAYS_YES", "false"}}).always_yes);  // the variable wins over the file
+  EXPECT_TRUE(loaded({{"CONDA_ALWAYS_YES", "y"}}).always_yes);
+  EXPECT_NE(error({{"CONDA_ALWAYS_YES", "sure"}}).find("$CONDA_ALWAYS_YES: always_yes 'sure' must be true or false"),
+            std::string::npos);
 }
 
 TEST_F(CondaConfigFiles, ClientCertificatesAndProxyServersAreRead) {

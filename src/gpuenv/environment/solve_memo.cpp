@@ -16,17 +16,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view memo_format = "gpuenv-solve-memo-1";
+constexpr std::string_view memo_format = "gpuenv-solve-memo-1";  // of the entries; the key has its own parts
 
-// The key's text: each part ends in a separator that no value holds, each
-// list in another, so that no two different inputs join into one text.
+// The key's text: each part written as <length>:<bytes>, each list ended
+// by '|', so that no two different inputs join into one text, whatever
+// bytes the values hold.
 class KeyText {
  public:
   void part(std::string_view value) {
+    text_ += std::to_string(value.size());
+    text_ += ':';
     text_.append(value);
-    text_ += '\x1f';
   }
-  void end_list() { text_ += '\x1e'; }
+  void end_list() { text_ += '|'; }
   void specs(const std::vector<specs::MatchSpec>& list) {
     // As written (what the parser read) and as conda prints it (for specs
     // made in code, which have no text).

@@ -188,12 +188,14 @@ std::expected<ChannelLoadResult, std::string> load_channels(PackageDatabase& dat
 std::optional<std::string> loaded_records_identity(const repodata::FetchedChannels& fetched,
                                                    const ChannelLoadOptions& options) {
   if (!options.reachable_from || options.cache_dir.empty()) return std::nullopt;
-  // Each part ends in a separator no value holds, so that no two different
-  // lists of parts join into the same text.
-  std::string identity = "records-1\x1e";
+  // Each part is written as <length>:<bytes> and each list ends in '|', so
+  // that no two different inputs join into the same text, whatever bytes
+  // the values hold.
+  std::string identity = "records-2|";
   const auto part = [&identity](std::string_view value) {
+    identity += std::to_string(value.size());
+    identity += ':';
     identity.append(value);
-    identity += '\x1f';
   };
   part(options.platform);
   part(options.follow_dependencies ? "follow" : "names");
@@ -201,10 +203,10 @@ std::optional<std::string> loaded_records_identity(const repodata::FetchedChanne
     part(spec.original());
     part(spec.str());
   }
-  identity += '\x1e';
+  identity += '|';
   for (const auto& name : options.installed_names) part(name);
+  identity += '|';
   for (const auto& subdir : fetched.subdirs) {
-    identity += '\x1e';
     // Every field by name: a new one stops this compiling until it joins.
     const auto& [channel_url, channel_name, subdir_name, subdir_url, channel_rank] = subdir.source;
     for (const auto* value : {&channel_url, &channel_name, &subdir_name, &subdir_url}) part(*value);
@@ -217,6 +219,7 @@ std::optional<std::string> loaded_records_identity(const repodata::FetchedChanne
     part((error ? subdir.json : absolute).string());
     part(fmt::format("{} {}.{:09} {}.{:09} {} {}", info.st_size, info.st_mtim.tv_sec, info.st_mtim.tv_nsec,
                      info.st_ctim.tv_sec, info.st_ctim.tv_nsec, info.st_dev, info.st_ino));
+    identity += '|';
   }
   return identity;
 }

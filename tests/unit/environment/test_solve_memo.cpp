@@ -262,6 +262,21 @@ TEST(SolveMemoKey, SpecsAreKeyedAsWrittenSoSeparatorsCannotJoinTwoIntoOne) {
   EXPECT_NE(one.key(), split.key());
 }
 
+TEST(SolveMemoKey, NoTwoDifferentInputsJoinIntoOneText) {
+  // Joined as plain text, both would read "x1:y".
+  KeyParts split;
+  split.context.home_directory = "x";
+  split.context.current_directory = "1:y";
+  KeyParts whole;
+  whole.context.home_directory = "x1:y";
+  EXPECT_NE(split.key(), whole.key());
+  KeyParts listed;
+  listed.context.default_channels = {"a|", "b"};
+  KeyParts other;
+  other.context.default_channels = {"a", "|b"};
+  EXPECT_NE(listed.key(), other.key());
+}
+
 TEST(SolveMemoKey, AnInstalledRecordItsJsonCannotHoldWholeGivesNoKey) {
   KeyParts parts;
   // record_to_json writes URLs without their secrets: the record would not read back equal.

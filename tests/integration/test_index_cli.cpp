@@ -124,6 +124,43 @@ TEST(IndexCli, AWarmCreateOverHttpSeesTheReindexedChannel) {
   EXPECT_EQ(linked(parse_json(changed)), (std::vector<std::string>{"libdep 3.0 h0_0"}));
 }
 
+// A request's shard closure is gpuenv's own file, made from shards that are
+// checked against their hashes: a damaged or missing one is made again from
+// the shards, not reported as the channel's fault.
+TEST(IndexCli, ADamagedCachedClosureIsMadeAgainFromTheShards) {
+  IndexedChannelMachine machine;
+  ASSERT_EQ(machine.index().exit_code, 0);
+  gpuenv::testing::TestHttpServer server(machine.channel_dir().parent_path());
+  server.set_cache_control("public, max-age=0");
+  const std::string url = server.url("/" + machine.channel_dir().filename().string());
+  const auto dry_run = [&] {
+    return run_gpuenv({"create", "-p", (machine / "env").string(), "-c", url, "--override-channels", "--dry-run",
+                       "--json", "libdep"},
+                      machine.env());
+  };
+  const auto cold = dry_run();
+  ASSERT_EQ(cold.exit_code, 0) << cold.err << cold.out;
+  const auto closures = [&] {
+    std::vector<fs::path> found;
+    for (const auto& entry : fs::recursive_directory_iterator(machine / "cache")) {
+      if (entry.path().string().ends_with(".closure.json")) found.push_back(entry.path());
+    }
+    return found;
+  };
+  ASSERT_EQ(closures().size(), 2u);  // linux-64 and noarch
+
+  for (const auto& closure : closures()) fs::resize_file(closure, fs::file_size(closure) / 2);
+  const auto damaged = dry_run();
+  ASSERT_EQ(damaged.exit_code, 0) << damaged.err << damaged.out;
+  EXPECT_EQ(damaged.out, cold.out);
+  for (const auto& closure : closures()) EXPECT_TRUE(json::accept(gpuenv::testing::read_file(closure))) << closure;
+
+  for (const auto& closure : closures()) fs::remove(closure);
+  const auto missing = dry_run();
+  ASSERT_EQ(missing.exit_code, 0) << missing.err << missing.out;
+  EXPECT_EQ(missing.out, cold.out);
+}
+
 TEST(IndexCli, ReindexingAddsNewAndDropsRemovedPackages) {
   IndexedChannelMachine machine;
   ASSERT_EQ(machine.index().exit_code, 0);

@@ -164,6 +164,35 @@ system::MachineDescription survey_machine(const Settings& settings, Reporter& re
   return machine;
 }
 
+// The shard closures (sharded_fetch.hpp) among `fetched`'s files: the
+// request's records gathered from shards into gpuenv's cache.
+std::vector<std::filesystem::path> shard_closures_of(const repodata::FetchedChannels& fetched,
+                                                     const std::filesystem::path& cache_dir) {
+  std::vector<std::filesystem::path> closures;
+  if (cache_dir.empty()) return closures;
+  auto cache = cache_dir.lexically_normal();
+  if (!cache.has_filename()) cache = cache.parent_path();  // "/cache/" -> "/cache"
+  for (const auto& subdir : fetched.subdirs) {
+    if (!subdir.sharded) continue;
+    const auto file = subdir.json.lexically_normal();
+    const auto [cache_end, file_at] = std::mismatch(cache.begin(), cache.end(), file.begin(), file.end());
+    if (cache_end == cache.end() && file_at != file.end()) closures.push_back(file);  // never outside the cache
+  }
+  return closures;
+}
+
+// The solve memo's key for a solve over what `fetched` loads; nullopt when
+// the memo is off or the records cannot be named (solve_memo.hpp).
+std::optional<std::string> solve_memo_key_for(const Settings& settings, const FetchedForLoad& fetched,
+                                              const solver::SolveRequest& request,
+                                              const std::vector<specs::PackageRecord>& installed,
+                                              const solver::MachineFacts& facts) {
+  if (!settings.configuration.gpuenv_solve_memo || settings.directories.cache_dir.empty()) return std::nullopt;
+  const auto records = solver::loaded_records_identity(fetched.fetched, fetched.options);
+  if (!records) return std::nullopt;
+  return solve_memo_key({*records, request, installed, facts, settings.channel_context});
+}
+
 // Loads the channels the request's specs can reach (unless nothing needs
 // them) and solves for plan.machine; the same request over the same
 // records, installed packages and machine is answered from the solve memo
@@ -182,24 +211,35 @@ std::expected<void, Error> load_and_solve(Plan& plan, const Settings& settings,
     named.insert(named.end(), request.update.begin(), request.update.end());
     std::vector<std::string> installed_names;
     for (const auto& record : installed) installed_names.push_back(record.name);
-    auto fetched = fetch_channels_for(settings, named, file_channels, Reach::dependency_closure, reporter,
-                                      std::move(installed_names), revalidation);
-    if (!fetched) return std::unexpected(fetched.error());
-    if (settings.configuration.gpuenv_solve_memo && !settings.directories.cache_dir.empty()) {
-      if (const auto records = solver::loaded_records_identity(fetched->fetched, fetched->options)) {
-        memo_key = solve_memo_key({*records, request, installed, facts, settings.channel_context});
+    for (int attempt = 0;; ++attempt) {
+      auto fetched = fetch_channels_for(settings, named, file_channels, Reach::dependency_closure, reporter,
+                                        installed_names, attempt == 0 ? revalidation : Revalidation::before_loading);
+      if (!fetched) return std::unexpected(fetched.error());
+      memo_key = solve_memo_key_for(settings, *fetched, request, installed, facts);
+      if (memo_key) {
+        if (auto solution = memo.find(*memo_key)) {
+          plan.loaded = solver::result_without_records(std::move(fetched->fetched));
+          plan.solution = std::move(*solution);
+          return {};
+        }
       }
-    }
-    if (memo_key) {
-      if (auto solution = memo.find(*memo_key)) {
-        plan.loaded = solver::result_without_records(std::move(fetched->fetched));
-        plan.solution = std::move(*solution);
-        return {};
+      const auto closures = shard_closures_of(fetched->fetched, settings.directories.cache_dir);
+      auto loaded = load_fetched_channels(database, std::move(*fetched), reporter);
+      if (!loaded && attempt == 0 && !closures.empty()) {
+        // A shard closure is gpuenv's own file, made from shards that are
+        // checked against their hashes: one that does not load was damaged
+        // on disk. Made again from the shards, it is not the channel's fault.
+        for (const auto& closure : closures) {
+          std::error_code ignored;
+          std::filesystem::remove(closure, ignored);
+        }
+        database = solver::PackageDatabase{};
+        continue;
       }
+      if (!loaded) return std::unexpected(loaded.error());
+      plan.loaded = std::move(*loaded);
+      break;
     }
-    auto loaded = load_fetched_channels(database, std::move(*fetched), reporter);
-    if (!loaded) return std::unexpected(loaded.error());
-    plan.loaded = std::move(*loaded);
   }
   database.set_installed(installed, plan.machine.virtual_packages);
 

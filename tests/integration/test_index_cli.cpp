@@ -96,20 +96,32 @@ TEST(IndexCli, CreateReadsTheShardsItWrote) {
   EXPECT_EQ(installed_dists(prefix), (Dists{"app-1.0-h1_0", "libdep-2.0-h0_0"}));
 }
 
+// The indexed channel served over HTTP, every index revalidated on every
+// run (max-age=0), and a dry-run create of libdep against it.
+struct ServedIndexedChannel {
+  IndexedChannelMachine machine;
+  gpuenv::testing::TestHttpServer server{machine.channel_dir().parent_path()};
+  std::string url;
+
+  ServedIndexedChannel() {
+    server.set_cache_control("public, max-age=0");
+    url = server.url("/" + machine.channel_dir().filename().string());
+  }
+  CommandOutput dry_run() const {
+    return run_gpuenv({"create", "-p", (machine / "env").string(), "-c", url, "--override-channels", "--dry-run",
+                       "--json", "libdep"},
+                      machine.env());
+  }
+};
+
 // Over HTTP a warm create answers from the cached shards while their
 // indexes are revalidated alongside the solve; when the channel changed
 // meanwhile, the answer comes from the new repodata.
 TEST(IndexCli, AWarmCreateOverHttpSeesTheReindexedChannel) {
-  IndexedChannelMachine machine;
+  ServedIndexedChannel served;
+  auto& machine = served.machine;
   ASSERT_EQ(machine.index().exit_code, 0);
-  gpuenv::testing::TestHttpServer server(machine.channel_dir().parent_path());
-  server.set_cache_control("public, max-age=0");  // every run asks
-  const std::string url = server.url("/" + machine.channel_dir().filename().string());
-  const auto dry_run = [&] {
-    return run_gpuenv({"create", "-p", (machine / "env").string(), "-c", url, "--override-channels", "--dry-run",
-                       "--json", "libdep"},
-                      machine.env());
-  };
+  const auto dry_run = [&] { return served.dry_run(); };
   const auto cold = dry_run();
   ASSERT_EQ(cold.exit_code, 0) << cold.err << cold.out;
   EXPECT_EQ(linked(parse_json(cold)), (std::vector<std::string>{"libdep 2.0 h0_0"}));
@@ -128,16 +140,10 @@ TEST(IndexCli, AWarmCreateOverHttpSeesTheReindexedChannel) {
 // checked against their hashes: a damaged or missing one is made again from
 // the shards, not reported as the channel's fault.
 TEST(IndexCli, ADamagedCachedClosureIsMadeAgainFromTheShards) {
-  IndexedChannelMachine machine;
+  ServedIndexedChannel served;
+  auto& machine = served.machine;
   ASSERT_EQ(machine.index().exit_code, 0);
-  gpuenv::testing::TestHttpServer server(machine.channel_dir().parent_path());
-  server.set_cache_control("public, max-age=0");
-  const std::string url = server.url("/" + machine.channel_dir().filename().string());
-  const auto dry_run = [&] {
-    return run_gpuenv({"create", "-p", (machine / "env").string(), "-c", url, "--override-channels", "--dry-run",
-                       "--json", "libdep"},
-                      machine.env());
-  };
+  const auto dry_run = [&] { return served.dry_run(); };
   const auto cold = dry_run();
   ASSERT_EQ(cold.exit_code, 0) << cold.err << cold.out;
   const auto closures = [&] {

@@ -44,10 +44,11 @@ class KeyText {
   std::string text_;
 };
 
-// Another build of gpuenv may read or solve differently.
-std::string this_binary() {
+// Another build of gpuenv may read or solve differently; nullopt when this
+// one cannot be told apart from another build of the same version.
+std::optional<std::string> this_binary() {
   struct stat info {};
-  if (::stat("/proc/self/exe", &info) != 0) return GPUENV_VERSION;
+  if (::stat("/proc/self/exe", &info) != 0) return std::nullopt;
   return fmt::format("{} {} {} {} {}.{:09}", GPUENV_VERSION, info.st_dev, info.st_ino, info.st_size,
                      info.st_mtim.tv_sec, info.st_mtim.tv_nsec);
 }
@@ -104,7 +105,9 @@ void prune(const fs::path& directory, std::size_t keep) {
 std::optional<std::string> solve_memo_key(const SolveMemoInputs& inputs) {
   KeyText key;
   key.part(memo_format);
-  key.part(this_binary());
+  const auto binary = this_binary();
+  if (!binary) return std::nullopt;
+  key.part(*binary);
   key.part(inputs.loaded_records);
   key.end_list();
 

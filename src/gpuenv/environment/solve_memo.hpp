@@ -41,7 +41,7 @@ struct SolveMemoInputs {
 
 // The hex key of a solve, or nullopt when one of its inputs cannot be
 // written down whole (an installed record whose JSON does not read back
-// equal).
+// equal, an executable that cannot be stat'ed).
 std::optional<std::string> solve_memo_key(const SolveMemoInputs& inputs);
 
 class SolveMemo {

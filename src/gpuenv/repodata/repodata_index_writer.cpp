@@ -34,7 +34,14 @@ struct TransparentHash {
 // document parser) and writes the index file.
 class IndexWriter final : public RecordSink, public RecordStreamSink {
  public:
-  explicit IndexWriter(PartialFile file) : file_(std::move(file)) { buffer_.reserve(buffer_limit + 4096); }
+  // `input_bytes`: the JSON's size, which bounds how many distinct texts
+  // the recent-text cache can meet (a shard closure of a few MB needs a
+  // fraction of the slots a whole channel does, and zeroing them costs).
+  IndexWriter(PartialFile file, std::uintmax_t input_bytes)
+      : file_(std::move(file)), recent_hashes_(recent_slots_for(input_bytes), 0),
+        recent_texts_(recent_hashes_.size()) {
+    buffer_.reserve(buffer_limit + 4096);
+  }
 
   void on_header(const RepodataHeader&) override {}  // taken from the summary at the end
 
@@ -336,8 +343,14 @@ class IndexWriter final : public RecordSink, public RecordStreamSink {
   std::string buffer_;
   Encoder record_encoder_;
   // Slot i is empty while its offset is 0 (no text starts there).
-  std::vector<std::uint64_t> recent_hashes_ = std::vector<std::uint64_t>(std::size_t{1} << 16, 0);
-  std::vector<RecentText> recent_texts_ = std::vector<RecentText>(std::size_t{1} << 16);
+  static std::size_t recent_slots_for(std::uintmax_t input_bytes) {
+    std::size_t slots = 1024;  // a power of two: indexed by a mask
+    while (slots < (std::size_t{1} << 16) && slots * 256 < input_bytes) slots *= 2;
+    return slots;
+  }
+
+  std::vector<std::uint64_t> recent_hashes_;
+  std::vector<RecentText> recent_texts_;
   std::vector<RecordInfo> records_;
   std::deque<std::string> names_;  // stable: name_ids_ keys view them
   std::unordered_map<std::string_view, std::uint32_t, TransparentHash, std::equal_to<>> name_ids_;
@@ -354,13 +367,14 @@ std::expected<ParseSummary, IndexBuildError> build_repodata_index(const std::fil
   };
   std::error_code ignored;
   std::filesystem::create_directories(index_file.parent_path(), ignored);
+  const auto input_bytes = std::filesystem::file_size(repodata_json, ignored);  // all slots when unknown
 
   // Streamed when the file has the usual shape; otherwise (or when it is
   // broken) parsed whole, which also words the error.
   if (!options.only_tar_bz2) {
     auto file = PartialFile::create_beside(index_file);
     if (!file) return write_error(file.error());
-    auto writer = std::make_unique<IndexWriter>(std::move(*file));
+    auto writer = std::make_unique<IndexWriter>(std::move(*file), input_bytes);
     StreamOptions stream_options;
     stream_options.source_label = options.source_label;
     stream_options.chunk_bytes = options.chunk_bytes;
@@ -375,7 +389,7 @@ std::expected<ParseSummary, IndexBuildError> build_repodata_index(const std::fil
   }
   auto file = PartialFile::create_beside(index_file);
   if (!file) return write_error(file.error());
-  auto writer = std::make_unique<IndexWriter>(std::move(*file));
+  auto writer = std::make_unique<IndexWriter>(std::move(*file), input_bytes);
   ParseOptions parse_options;
   parse_options.source_label = options.source_label;
   parse_options.only_tar_bz2 = options.only_tar_bz2;

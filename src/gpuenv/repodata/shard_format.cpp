@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <msgpack.hpp>
 #include <stdexcept>
@@ -31,6 +32,10 @@ std::expected<std::string, std::string> decompress_bounded(std::string_view comp
                                        limits.max_compressed_bytes));
   }
   std::string out;
+  // One allocation where the frame declares its size: growing by doubling
+  // copies the bytes and faults in fresh pages at every step. Only
+  // reserved (not touched) memory, and never past the limit.
+  if (const auto declared = zstd_declared_size(compressed)) out.reserve(std::min(*declared, max_bytes));
   bool too_large = false;
   ZstdDecompressor decompressor;
   auto fed = decompressor.feed(compressed, [&](std::string_view piece) {
@@ -230,6 +235,49 @@ bool is_safe_package_name(std::string_view name) {
   return true;
 }
 
+const ShardHash* ShardNames::find(std::string_view name) const {
+  std::size_t low = 0;
+  std::size_t high = entries_.size();
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    const int order = name_at(middle).compare(name);
+    if (order == 0) return &entries_[middle].hash;
+    if (order < 0) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return nullptr;
+}
+
+void ShardNames::reserve(std::size_t names, std::size_t text_bytes) {
+  entries_.reserve(names);
+  text_.reserve(text_bytes);
+}
+
+void ShardNames::add(std::string_view name, const ShardHash& hash) {
+  entries_.push_back({text_.size(), name.size(), hash});
+  text_.append(name);
+}
+
+void ShardNames::finish() {
+  const auto by_name = [this](const Entry& a, const Entry& b) {
+    return std::string_view(text_.data() + a.offset, a.length) < std::string_view(text_.data() + b.offset, b.length);
+  };
+  // Indexes are written sorted (conda's and gpuenv's writers both are):
+  // checked in one pass, sorted only when not.
+  const auto not_before = [&](const Entry& a, const Entry& b) { return !by_name(a, b); };
+  if (std::adjacent_find(entries_.begin(), entries_.end(), not_before) == entries_.end()) {
+    return;  // strictly increasing: no name twice either
+  }
+  std::stable_sort(entries_.begin(), entries_.end(), by_name);
+  const auto same_name = [this](const Entry& a, const Entry& b) {
+    return std::string_view(text_.data() + a.offset, a.length) == std::string_view(text_.data() + b.offset, b.length);
+  };
+  entries_.erase(std::unique(entries_.begin(), entries_.end(), same_name), entries_.end());
+}
+
 std::expected<ShardIndex, std::string> parse_shard_index(std::string_view compressed, std::string_view label,
                                                          const ShardLimits& limits) {
   const auto fail = [&](const std::string& why) {
@@ -264,6 +312,12 @@ std::expected<ShardIndex, std::string> parse_shard_index(std::string_view compre
   if (shards->via.map.size > limits.max_names) {
     return fail(fmt::format("it lists {} names, more than the {} allowed", shards->via.map.size, limits.max_names));
   }
+  std::size_t text_bytes = 0;
+  for (std::uint32_t i = 0; i < shards->via.map.size; ++i) {
+    const auto& key = shards->via.map.ptr[i].key;
+    if (key.type == msgpack::type::STR) text_bytes += key.via.str.size;
+  }
+  index.shards.reserve(shards->via.map.size, text_bytes);
   for (std::uint32_t i = 0; i < shards->via.map.size; ++i) {
     const auto& entry = shards->via.map.ptr[i];
     if (entry.key.type != msgpack::type::STR) return fail("a package name in its shards map is not a string");
@@ -275,8 +329,9 @@ std::expected<ShardIndex, std::string> parse_shard_index(std::string_view compre
     }
     auto hash = hash_of(entry.val);
     if (!hash) return fail(fmt::format("the shard hash of '{}' is {}", name, hash.error()));
-    index.shards.emplace(std::string(name), *hash);
+    index.shards.add(name, *hash);
   }
+  index.shards.finish();
   return index;
 }
 

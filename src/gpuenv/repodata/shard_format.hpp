@@ -13,7 +13,6 @@
 #include <array>
 #include <cstddef>
 #include <expected>
-#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,12 +32,59 @@ struct ShardLimits {
 using ShardHash = std::array<unsigned char, 32>;
 std::string hex_of(const ShardHash& hash);
 
+// Package name -> sha256 of its shard, for every name of a subdir (tens of
+// thousands): one text and one sorted array, not a node per name, since
+// building and freeing a tree of them was a tenth of a cold run.
+class ShardNames {
+ public:
+  // The hash of `name`'s shard; nullptr when the index does not list it.
+  const ShardHash* find(std::string_view name) const;
+  bool contains(std::string_view name) const { return find(name) != nullptr; }
+  std::size_t size() const { return entries_.size(); }
+
+  // Building: reserve, add every entry, then finish (a name listed twice
+  // keeps its first hash, as a map's first insertion would).
+  void reserve(std::size_t names, std::size_t text_bytes);
+  void add(std::string_view name, const ShardHash& hash);
+  void finish();
+
+  class Iterator {
+   public:
+    Iterator(const ShardNames& names, std::size_t at) : names_(&names), at_(at) {}
+    std::pair<std::string_view, ShardHash> operator*() const {
+      return {names_->name_at(at_), names_->entries_[at_].hash};
+    }
+    Iterator& operator++() {
+      ++at_;
+      return *this;
+    }
+    bool operator==(const Iterator& other) const { return at_ == other.at_; }
+
+   private:
+    const ShardNames* names_;
+    std::size_t at_;
+  };
+  Iterator begin() const { return {*this, 0}; }
+  Iterator end() const { return {*this, entries_.size()}; }
+
+ private:
+  struct Entry {
+    std::size_t offset;  // into text_
+    std::size_t length;
+    ShardHash hash;
+  };
+  std::string_view name_at(std::size_t at) const { return {text_.data() + entries_[at].offset, entries_[at].length}; }
+
+  std::string text_;
+  std::vector<Entry> entries_;  // sorted by name once finished
+};
+
 struct ShardIndex {
   // info.base_url and info.shards_base_url as written (relative to the
   // index's URL, or absolute); "" when absent.
   std::string base_url;
   std::string shards_base_url;
-  std::map<std::string, ShardHash, std::less<>> shards;  // package name -> sha256 of its shard
+  ShardNames shards;
 };
 
 // `label` names the input in messages ("the shard index of channel X,

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "gpuenv/net/file_url.hpp"
 #include "gpuenv/package/hashing.hpp"
@@ -59,7 +62,14 @@ std::string closure_key(const std::vector<ShardedSource>& sources, const Sharded
 }
 
 std::string closure_json(const ShardedSource& source) {
+  // Sized at once: a closure is megabytes, and growing the string by
+  // doubling copies it and faults in fresh pages each time.
+  std::size_t size = 256 + source.index.base_url.size();
+  for (const auto* records : {&source.packages, &source.packages_conda}) {
+    for (const auto& [filename, record] : *records) size += filename.size() + record.size() + 4;
+  }
   std::string out;
+  out.reserve(size);
   util::JsonWriter json(out, -1);
   json.begin_object();
   json.key("info");
@@ -87,6 +97,71 @@ std::string closure_json(const ShardedSource& source) {
   return out;
 }
 
+// Stores downloaded shards in the cache on a thread of its own: a hundred
+// small files (create, write, rename) would otherwise sit between a
+// shard's arrival and the requests for the names it reaches. The walk
+// waits on the network most of the time, so the writes cost it nothing.
+class ShardStoreQueue {
+ public:
+  explicit ShardStoreQueue(const ShardCache& cache) : cache_(cache) {}
+  ~ShardStoreQueue() { finish(); }
+  ShardStoreQueue(const ShardStoreQueue&) = delete;
+  ShardStoreQueue& operator=(const ShardStoreQueue&) = delete;
+
+  void store(const ShardHash& hash, std::string bytes, FetchSubject subject) {
+    {
+      const std::lock_guard lock(mutex_);
+      queue_.push_back({hash, std::move(bytes), std::move(subject)});
+    }
+    if (!worker_.joinable()) worker_ = std::jthread([this] { work(); });
+    wake_.notify_one();
+  }
+
+  // Waits for every queued shard; the first one that could not be stored.
+  std::optional<FetchError> finish() {
+    {
+      const std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    wake_.notify_one();
+    if (worker_.joinable()) worker_.join();
+    return error_;
+  }
+
+ private:
+  struct Item {
+    ShardHash hash;
+    std::string bytes;
+    FetchSubject subject;
+  };
+
+  void work() {
+    for (;;) {
+      Item item;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [this] { return closing_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        item = std::move(queue_.front());
+        queue_.pop_front();
+        if (error_) continue;  // the walk fails anyway; the rest is not kept
+      }
+      if (auto stored = cache_.store_shard(item.hash, item.bytes); !stored) {
+        const std::lock_guard lock(mutex_);
+        error_ = cache_error(item.subject, cache_.dir(), stored.error());
+      }
+    }
+  }
+
+  const ShardCache& cache_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Item> queue_;
+  bool closing_ = false;
+  std::optional<FetchError> error_;  // written by the worker, read after join
+  std::jthread worker_;
+};
+
 // Walks the dependency closure: names wait in a queue; a shard that is at
 // hand (cache, local channel) is taken at once, the others are downloaded,
 // and each arriving shard queues its dependencies' names while the other
@@ -101,6 +176,7 @@ class ClosureWalk {
     for (const auto& name : request_.root_names) reach(name);
     drain();
     client_.run();
+    if (auto store_error = stored_.finish(); store_error && !error_) error_ = std::move(*store_error);
     if (error_) return std::unexpected(*error_);
     if (needs_everything_) return false;
     if (!missing_offline_.empty()) return std::unexpected(offline_error());
@@ -118,8 +194,7 @@ class ClosureWalk {
       const std::string name = std::move(pending_.front());
       pending_.pop_front();
       for (std::size_t s = 0; s < sources_.size(); ++s) {
-        const auto found = sources_[s].index.shards.find(name);
-        if (found != sources_[s].index.shards.end()) load(s, name, found->second);
+        if (const auto* hash = sources_[s].index.shards.find(name)) load(s, name, *hash);
       }
     }
   }
@@ -181,10 +256,7 @@ class ClosureWalk {
     ++stats_.shards_downloaded;
     stats_.bytes_downloaded += response.body_bytes;
     accept(s, name, hash, result.body, true);
-    if (error_) return;
-    if (auto stored = cache_.store_shard(hash, result.body); !stored) {
-      fail(cache_error(subject, cache_.dir(), stored.error()));
-    }
+    if (!error_) stored_.store(hash, std::move(result.body), subject);
   }
 
   // `verify`: bytes from the network or a channel directory; the cache only
@@ -241,6 +313,7 @@ class ClosureWalk {
   std::vector<std::string> missing_offline_;
   std::optional<FetchError> error_;
   bool needs_everything_ = false;
+  ShardStoreQueue stored_{cache_};  // last: joined before the rest goes
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <limits>
 #include <stdexcept>
 
 namespace gpuenv::repodata {
@@ -42,6 +43,13 @@ std::expected<void, std::string> ZstdDecompressor::feed(std::string_view compres
     break;
   }
   return {};
+}
+
+std::optional<std::size_t> zstd_declared_size(std::string_view compressed) {
+  const unsigned long long size = ZSTD_getFrameContentSize(compressed.data(), compressed.size());
+  if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR) return std::nullopt;
+  if (size > std::numeric_limits<std::size_t>::max()) return std::nullopt;
+  return static_cast<std::size_t>(size);
 }
 
 std::string zstd_compress(std::string_view data, int level) {

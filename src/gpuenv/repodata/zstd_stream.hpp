@@ -5,6 +5,7 @@
 #include <expected>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,11 @@ class ZstdDecompressor {
   bool fed_any_ = false;
   std::size_t last_hint_ = 1;
 };
+
+// The decompressed size the first frame's header declares, when it does
+// (zstd writes it for one-shot compression): a hint for reserving memory,
+// never a promise -- the data may still decode to something else.
+std::optional<std::size_t> zstd_declared_size(std::string_view compressed);
 
 // Compresses `data` as one zstd frame (channel index writers publish
 // repodata.json.zst with it).

@@ -2,6 +2,8 @@
 // round trips through the writer `gpuenv index` uses, and hostile inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "fetch_fixture.hpp"
@@ -232,6 +234,54 @@ TEST(ShardFormatHostile, ShardsThatAreRefused) {
   ASSERT_NE(at, std::string::npos);
   bytes[at + 1] = '\xff';
   EXPECT_NE(shard_error(zstd_compress(bytes, 3)).find("not UTF-8"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuenv::repodata
+
+namespace gpuenv::repodata {
+namespace {
+
+TEST(ShardNames, FindsEveryNameWhateverOrderTheIndexListsThemIn) {
+  const auto hash_of_byte = [](unsigned char byte) {
+    ShardHash hash{};
+    hash.fill(byte);
+    return hash;
+  };
+  for (const bool sorted : {true, false}) {
+    ShardNames names;
+    const std::vector<std::string> order =
+        sorted ? std::vector<std::string>{"a", "ab", "b", "numpy", "python"}
+               : std::vector<std::string>{"python", "a", "numpy", "b", "ab"};
+    names.reserve(order.size(), 32);
+    for (const auto& name : order) names.add(name, hash_of_byte(static_cast<unsigned char>(name.size())));
+    names.finish();
+    ASSERT_EQ(names.size(), 5u);
+    for (const auto& name : order) {
+      const ShardHash* hash = names.find(name);
+      ASSERT_NE(hash, nullptr) << name;
+      EXPECT_EQ(*hash, hash_of_byte(static_cast<unsigned char>(name.size()))) << name;
+    }
+    for (const char* absent : {"", "aa", "c", "numpy2", "pythons", "zzz"}) EXPECT_FALSE(names.contains(absent)) << absent;
+    std::vector<std::string> listed;
+    for (const auto& [name, hash] : names) listed.emplace_back(name);
+    EXPECT_TRUE(std::is_sorted(listed.begin(), listed.end()));
+  }
+}
+
+TEST(ShardNames, ANameListedTwiceKeepsItsFirstHash) {
+  ShardHash first{};
+  first.fill(1);
+  ShardHash second{};
+  second.fill(2);
+  ShardNames names;
+  names.add("zlib", first);
+  names.add("app", first);
+  names.add("zlib", second);
+  names.finish();
+  EXPECT_EQ(names.size(), 2u);
+  ASSERT_TRUE(names.contains("zlib"));
+  EXPECT_EQ(*names.find("zlib"), first);
 }
 
 }  // namespace

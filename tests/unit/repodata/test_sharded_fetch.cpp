@@ -170,6 +170,20 @@ TEST_F(ShardedFetchTest, AShardThatIsNotWhatTheIndexSaysIsRefused) {
               std::string::npos);
 }
 
+// Shards are written to the cache off the walk's thread; a write that
+// fails still fails the fetch, naming the cache.
+TEST_F(ShardedFetchTest, AShardTheCacheCannotTakeIsAnErrorNamingTheCache) {
+  publish_sharded_channel("chan");
+  // A directory where the shard of 'lib' (or any other) would be stored.
+  for (const auto& entry : std::filesystem::directory_iterator(served_dir() / "chan/linux-64/shards")) {
+    std::filesystem::create_directories(cache_dir() / "shards" / entry.path().filename());
+  }
+  const auto fetched = fetch_sharded(request_for("chan", {"app"}), options());
+  ASSERT_FALSE(fetched);
+  EXPECT_NE(fetched.error().message.find((cache_dir() / "shards").string()), std::string::npos)
+      << fetched.error().message;
+}
+
 TEST_F(ShardedFetchTest, AMissingShardIsAnErrorNamingIt) {
   publish_sharded_channel("chan");
   std::filesystem::remove_all(served_dir() / "chan/linux-64/shards");

@@ -323,7 +323,11 @@ std::expected<ShardedFetchResult, FetchError> fetch_sharded(const ShardedFetchRe
   ShardedFetchResult result;
   result.subdirs.resize(request.subdirs.size());
   const ShardCache cache(options.cache_dir / "shards");
-  net::HttpClient client(net::HttpClientOptions{options.client, std::max<std::size_t>(options.max_parallel, 64)});
+  // A closure's widest level is tens of names (about 70 for the GPU stack):
+  // over HTTP/2 they share one connection; over HTTP/1.1 each needs its
+  // own, and a shard left waiting for a free one costs a whole round trip
+  // on the walk's critical path.
+  net::HttpClient client(net::HttpClientOptions{options.client, std::max<std::size_t>(options.max_parallel, 128)});
 
   std::vector<ShardIndexSource> index_sources;
   std::vector<std::size_t> request_of;

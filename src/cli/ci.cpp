@@ -48,6 +48,7 @@ struct RenderCiArguments {
   std::string images_dir = "ci-images";
   std::vector<std::string> variant_files;
   std::string target_platform = "linux-64";
+  std::vector<std::string> check_gpus;
   std::string output;
   bool json = false;
 };
@@ -111,6 +112,7 @@ int run_render_ci(const RenderCiArguments& arguments) {
   request.target_platform = arguments.target_platform;
   request.environment = util::environment_variables();
   request.variant_files = ci::variant_files_or_default(arguments.variant_files);
+  request.check_gpus = arguments.check_gpus;
   auto matrix = ci::build_matrix(request);
   if (!matrix) return report_ci_error(matrix.error(), arguments.json);
   if (arguments.json) {
@@ -280,6 +282,9 @@ void add_ci_command(CLI::App& app, Runner& run) {
                              "Variant files, in order (default: metadata/variants/variants.yaml)")
       ->allow_extra_args(false);
   render_command->add_option("--target-platform", render->target_platform, "The platform built for (linux-64)");
+  render_command->add_option("--check-gpu", render->check_gpus,
+                             "A GPU the final job's gpuenv doctor judges the channel for (sm_86, 8.6; repeatable; "
+                             "default sm_80 and sm_90)");
   render_command->add_option("--output", render->output,
                              "Write here (.github/workflows/gpuenv-packages.yml, .gitlab-ci.yml) instead of stdout");
   render_command->add_flag("--json", render->json, "Print the job matrix as JSON instead");

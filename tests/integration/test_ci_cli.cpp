@@ -230,6 +230,20 @@ TEST(CiCli, RenderRefusesAnUnknownProviderAndACycle) {
   EXPECT_NE(cycle.err.find("right/recipe.yaml"), std::string::npos) << cycle.err;
 }
 
+TEST(CiCli, RenderChecksTheChannelForTheGpusAskedFor) {
+  auto result = gpuenv_in(source_dir, "ci render --recipes tests/data/ci-recipes --check-gpu 8.6 --check-gpu sm_90");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("--gpu sm_86 --gpu sm_90"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("sm_80"), std::string::npos);
+  auto json = gpuenv_in(source_dir, "ci render --recipes tests/data/ci-recipes --json --check-gpu 86");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(YAML::Load(json.out)["check_gpus"][0].as<std::string>(), "sm_86");
+
+  auto bad = gpuenv_in(source_dir, "ci render --recipes tests/data/ci-recipes --check-gpu 'sm_90;id'");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("'sm_90;id' is not a GPU architecture"), std::string::npos) << bad.err;
+}
+
 TEST(CiCli, RenderJsonListsTheMatrix) {
   auto result = gpuenv_in(source_dir, "ci render --recipes tests/data/ci-recipes --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;

@@ -63,7 +63,7 @@ std::string check_channel_command(const CiMatrix& matrix, std::string_view chann
   }
   std::string command = newest_text.empty() ? std::string() : fmt::format("CONDA_OVERRIDE_CUDA='{}' ", newest_text);
   command += fmt::format("gpuenv ci check-channel \"{}\"", channel);
-  for (const auto gpu : kChannelCheckGpus) command += fmt::format(" --gpu {}", gpu);
+  for (const auto& gpu : matrix.check_gpus) command += fmt::format(" --gpu {}", gpu);
   return command;
 }
 

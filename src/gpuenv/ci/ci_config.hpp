@@ -40,13 +40,11 @@ std::string cache_exports(std::string_view workspace);
 // The final job's listing: the channel's packages as gpuenv sees them.
 std::string list_channel_command(std::string_view channel);
 // The final job's check: each package installed from the channel alone into
-// a fresh environment and judged by `gpuenv doctor` for kChannelCheckGpus;
+// a fresh environment and judged by `gpuenv doctor` for the matrix's
+// check_gpus (`gpuenv ci render --check-gpu`, sm_80 and sm_90 by default);
 // the CI machine has no GPU, so CONDA_OVERRIDE_CUDA is the newest CUDA the
 // jobs build with (their packages' __cuda requirements are then met).
 std::string check_channel_command(const CiMatrix& matrix, std::string_view channel);
-// The GPUs `gpuenv doctor` judges for in the final job: Ampere and Hopper,
-// the data-centre GPUs of the CUDA 11.8 to 13.0 range.
-inline constexpr std::string_view kChannelCheckGpus[] = {"sm_80", "sm_90"};
 // The comment lines every generated file starts with.
 std::string generated_header(std::string_view provider);
 // A YAML double-quoted scalar.

@@ -9,8 +9,10 @@
 #include <system_error>
 
 #include "gpuenv/ci/recipe_graph.hpp"
+#include "gpuenv/cuda_binary/device_code.hpp"
 #include "gpuenv/package/hashing.hpp"
 #include "gpuenv/recipe/render.hpp"
+#include "gpuenv/specs/package_filename.hpp"
 #include "gpuenv/util/file_io.hpp"
 
 namespace gpuenv::ci {
@@ -77,6 +79,30 @@ std::expected<void, CiError> overrides_select_only(const fs::path& recipe_file, 
                   rendered ? fmt::format("they give {}", fmt::join(builds, ", ")) : rendered.error().message)));
 }
 
+// The final job's GPUs as the compiler names them (sm_86), sorted and
+// once each: they go onto a shell line, so only what parses as an
+// architecture is taken.
+std::expected<std::vector<std::string>, CiError> checked_gpus(const std::vector<std::string>& given) {
+  std::set<cuda_binary::GpuArchitecture> architectures;
+  if (given.size() > 64) {
+    return std::unexpected(error(CiError::Kind::too_large, "--check-gpu",
+                                 fmt::format("{} GPUs to check the channel for, more than 64", given.size())));
+  }
+  for (const auto& text : given) {
+    const auto architecture = cuda_binary::parse_gpu_architecture(text);
+    if (!architecture) {
+      return std::unexpected(error(CiError::Kind::invalid, "--check-gpu",
+                                   fmt::format("'{}' is not a GPU architecture: give it as sm_86, 86 or 8.6",
+                                               specs::printable(text.substr(0, 80)))));
+    }
+    architectures.insert(*architecture);
+  }
+  std::vector<std::string> names;
+  for (const auto& architecture : architectures) names.push_back(architecture.sm_name());
+  if (given.empty()) names.assign(std::begin(kDefaultCheckGpus), std::end(kDefaultCheckGpus));
+  return names;
+}
+
 }  // namespace
 
 std::expected<std::vector<fs::path>, CiError> find_recipes(const fs::path& directory) {
@@ -121,6 +147,9 @@ std::expected<CiMatrix, CiError> build_matrix(const MatrixRequest& request) {
   render.environment = request.environment;
 
   CiMatrix matrix;
+  auto check_gpus = checked_gpus(request.check_gpus);
+  if (!check_gpus) return std::unexpected(check_gpus.error());
+  matrix.check_gpus = std::move(*check_gpus);
   for (const auto& file : request.variant_files) {
     if (!is_shell_safe_path(file.generic_string())) return std::unexpected(unsafe_path(file.generic_string()));
     matrix.variant_files.push_back(file.generic_string());
@@ -218,6 +247,7 @@ std::string matrix_json(const CiMatrix& matrix) {
   return json{{"schema_version", 1},
               {"variant_files", matrix.variant_files},
               {"index_image", matrix.index_image},
+              {"check_gpus", matrix.check_gpus},
               {"jobs", std::move(jobs)}}
       .dump(2);
 }

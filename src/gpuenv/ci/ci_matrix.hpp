@@ -25,7 +25,13 @@ struct MatrixRequest {
   std::filesystem::path images_dir;
   std::string target_platform = "linux-64";
   std::map<std::string, std::string, std::less<>> environment;  // what env.get() sees while rendering
+  // The GPUs the final job's `gpuenv doctor` judges the channel for ("sm_86",
+  // "8.6", "90"); empty: kDefaultCheckGpus.
+  std::vector<std::string> check_gpus;
 };
+
+// Ampere and Hopper, the data-centre GPUs of the CUDA 11.8 to 13.0 range.
+inline constexpr std::string_view kDefaultCheckGpus[] = {"sm_80", "sm_90"};
 
 struct CiJob {
   std::string id;           // <package>-<build hash>: stable while the recipe's variant stays
@@ -43,6 +49,7 @@ struct CiJob {
 struct CiMatrix {
   std::vector<std::string> variant_files;  // as given, for `gpuenv build -m`
   std::string index_image;                 // where the final job indexes the channel: a CPU image
+  std::vector<std::string> check_gpus;     // sm names, sorted, for the final job's `gpuenv doctor --gpu`
   std::vector<CiJob> jobs;                 // every job after the jobs it needs
 };
 

@@ -17,6 +17,7 @@ CiMatrix two_jobs() {
   CiMatrix matrix;
   matrix.variant_files = {"metadata/variants/variants.yaml"};
   matrix.index_image = "gpuenv/ci-cpu";
+  matrix.check_gpus = {"sm_80", "sm_90"};
   CiJob base{"libbase-1111111", "recipes/libbase/recipe.yaml", "aaaaaaaaaaaaaaaa", "libbase", "1.0",
              "h1111111_0", "cpu", "gpuenv/ci-cpu", {}, {}};
   CiJob app{"app-2222222",
@@ -115,6 +116,13 @@ TEST(CiConfig, TheChannelCheckOverridesCudaWithTheNewestVersionBuilt) {
   for (auto& job : matrix.jobs) job.variant_arguments = {"cuda_compiler_version=None"};
   EXPECT_EQ(gpuenv::ci::detail::check_channel_command(matrix, "ch"),
             "gpuenv ci check-channel \"ch\" --gpu sm_80 --gpu sm_90");
+}
+
+TEST(CiConfig, TheChannelCheckJudgesForTheMatrixsGpus) {
+  auto matrix = two_jobs();
+  matrix.check_gpus = {"sm_86"};
+  EXPECT_EQ(gpuenv::ci::detail::check_channel_command(matrix, "ch"),
+            "CONDA_OVERRIDE_CUDA='12.9' gpuenv ci check-channel \"ch\" --gpu sm_86");
 }
 
 TEST(CiConfig, ProviderNamesAndPaths) {

@@ -78,6 +78,31 @@ TEST(CiMatrix, OneJobPerVariantInItsCudaImageAfterTheRecipesItNeeds) {
   }
 }
 
+TEST(CiMatrix, TheChannelIsCheckedForSm80AndSm90UnlessToldOtherwise) {
+  auto matrix = gpuenv::ci::build_matrix(repository_request());
+  ASSERT_TRUE(matrix) << matrix.error().message;
+  EXPECT_EQ(matrix->check_gpus, (std::vector<std::string>{"sm_80", "sm_90"}));
+
+  auto request = repository_request();
+  request.check_gpus = {"9.0", "sm_86", "86", "sm_100a"};  // any spelling doctor --gpu takes, once each
+  matrix = gpuenv::ci::build_matrix(request);
+  ASSERT_TRUE(matrix) << matrix.error().message;
+  EXPECT_EQ(matrix->check_gpus, (std::vector<std::string>{"sm_86", "sm_90", "sm_100a"}));
+}
+
+TEST(CiMatrix, ACheckGpuThatIsNotAnArchitectureIsRefused) {
+  // It would go onto the final job's shell line.
+  for (const char* gpu : {"sm_90; rm -rf /", "$(id)", "", "ampere", "sm_"}) {
+    auto request = repository_request();
+    request.check_gpus = {"sm_80", gpu};
+    const auto matrix = gpuenv::ci::build_matrix(request);
+    ASSERT_FALSE(matrix) << gpu;
+    EXPECT_EQ(matrix.error().kind, CiError::Kind::invalid) << gpu;
+    EXPECT_NE(matrix.error().message.find("is not a GPU architecture: give it as sm_86"), std::string::npos)
+        << matrix.error().message;
+  }
+}
+
 TEST(CiMatrix, EachJobsOverridesBuildExactlyItsVariant) {
   // A zipped key overridden alone would leave its group uneven: every key
   // of the group comes along, at the variant's column.
@@ -291,6 +316,7 @@ TEST(CiMatrix, TheJsonMatrixListsEveryJobWithItsVariantAndNeeds) {
   gpuenv::ci::CiMatrix matrix;
   matrix.variant_files = {"v.yaml"};
   matrix.index_image = "cpu";
+  matrix.check_gpus = {"sm_90"};
   CiJob job;
   job.id = "libfoo-h1";
   job.recipe = "recipes/libfoo/recipe.yaml";
@@ -309,6 +335,9 @@ TEST(CiMatrix, TheJsonMatrixListsEveryJobWithItsVariantAndNeeds) {
     "v.yaml"
   ],
   "index_image": "cpu",
+  "check_gpus": [
+    "sm_90"
+  ],
   "jobs": [
     {
       "id": "libfoo-h1",

@@ -33,9 +33,13 @@ std::expected<std::string, std::string> decompress_bounded(std::string_view comp
   }
   std::string out;
   // One allocation where the frame declares its size: growing by doubling
-  // copies the bytes and faults in fresh pages at every step. Only
-  // reserved (not touched) memory, and never past the limit.
-  if (const auto declared = zstd_declared_size(compressed)) out.reserve(std::min(*declared, max_bytes));
+  // copies the bytes and faults in fresh pages at every step. The header
+  // comes from the server, so the reservation never passes the limit nor
+  // 32 times the input (repodata msgpack compresses far less than that;
+  // beyond it the string grows as before).
+  if (const auto declared = zstd_declared_size(compressed)) {
+    out.reserve(std::min({*declared, max_bytes, compressed.size() * 32}));
+  }
   bool too_large = false;
   ZstdDecompressor decompressor;
   auto fed = decompressor.feed(compressed, [&](std::string_view piece) {

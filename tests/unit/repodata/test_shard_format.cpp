@@ -286,3 +286,30 @@ TEST(ShardNames, ANameListedTwiceKeepsItsFirstHash) {
 
 }  // namespace
 }  // namespace gpuenv::repodata
+
+namespace gpuenv::repodata {
+namespace {
+
+TEST(ZstdDeclaredSize, IsTheFrameHeadersSizeOrNothing) {
+  const std::string data(10000, 'x');
+  EXPECT_EQ(zstd_declared_size(zstd_compress(data, 3)), data.size());
+  EXPECT_FALSE(zstd_declared_size("not zstd"));
+  EXPECT_FALSE(zstd_declared_size(""));
+}
+
+// A header that claims the limit over a few bytes of input neither makes
+// the decoder reserve the limit nor passes as the data it claims to be.
+TEST(ShardFormatHostile, AFrameThatLiesAboutItsSizeIsRefused) {
+  std::string compressed = compressed_msgpack(valid_index());
+  // Frame header: magic (4), descriptor (1), then (single segment) the
+  // content size; a descriptor with Frame_Content_Size_flag 3 takes 8 bytes,
+  // so rewrite a one-byte size field only when that is what zstd wrote.
+  const auto descriptor = static_cast<unsigned char>(compressed[4]);
+  ASSERT_EQ(descriptor >> 6, 0) << "the test assumes a one-byte content size";
+  ASSERT_TRUE(descriptor & 0x20) << "the test assumes a single-segment frame";
+  compressed[5] = static_cast<char>(static_cast<unsigned char>(compressed[5]) + 1);
+  EXPECT_NE(index_error(compressed), "accepted");
+}
+
+}  // namespace
+}  // namespace gpuenv::repodata

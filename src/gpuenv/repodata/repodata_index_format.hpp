@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpuenv/repodata/repodata_records.hpp"
+#include "gpuenv/util/hex.hpp"
 
 namespace gpuenv::repodata::index_format {
 
@@ -72,37 +73,8 @@ inline bool is_standard_filename(const RawRecord& record) noexcept {
   return true;
 }
 
-// 0-15 for hex digits, 0xff for anything else.
-inline constexpr std::array<std::uint8_t, 256> hex_digit_table = [] {
-  std::array<std::uint8_t, 256> table{};
-  table.fill(0xff);
-  for (int c = '0'; c <= '9'; ++c) table[c] = static_cast<std::uint8_t>(c - '0');
-  for (int c = 'a'; c <= 'f'; ++c) table[c] = static_cast<std::uint8_t>(c - 'a' + 10);
-  for (int c = 'A'; c <= 'F'; ++c) table[c] = static_cast<std::uint8_t>(c - 'A' + 10);
-  return table;
-}();
-
-// Hex of exactly `bytes` bytes into binary; false for anything else (the
-// solver treats such a checksum as absent, so the index does too).
-inline bool hex_to_binary(std::string_view hex, unsigned char* out, std::size_t bytes) noexcept {
-  if (hex.size() != bytes * 2) return false;
-  std::uint8_t invalid = 0;
-  for (std::size_t i = 0; i < bytes; ++i) {
-    const std::uint8_t high = hex_digit_table[static_cast<unsigned char>(hex[2 * i])];
-    const std::uint8_t low = hex_digit_table[static_cast<unsigned char>(hex[2 * i + 1])];
-    invalid |= static_cast<std::uint8_t>(high | low);
-    out[i] = static_cast<unsigned char>((high << 4) | (low & 0xf));
-  }
-  return (invalid & 0xf0) == 0;
-}
-
-inline void binary_to_hex(const unsigned char* binary, std::size_t bytes, char* out) noexcept {
-  constexpr char digits[] = "0123456789abcdef";
-  for (std::size_t i = 0; i < bytes; ++i) {
-    out[2 * i] = digits[binary[i] >> 4];
-    out[2 * i + 1] = digits[binary[i] & 0xf];
-  }
-}
+using util::binary_to_hex;
+using util::hex_to_binary;
 
 class Encoder {
  public:

@@ -4,16 +4,10 @@
 
 #include "gpuenv/repodata/package_url.hpp"
 #include "gpuenv/solver/conditional_dependency.hpp"
+#include "gpuenv/util/hex.hpp"
 
 namespace gpuenv::solver {
 namespace {
-
-int hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // Whether `filename` is name-version-build followed by `extension`: true for
 // nearly every record, which then needs no stored file name.
@@ -91,14 +85,9 @@ Id RepoWriter::add_identity(const Identity& identity) {
 }
 
 void RepoWriter::set_checksum(Id solvable, Id key, Id type, std::string_view hex, std::size_t bytes) {
-  if (hex.size() != bytes * 2) return;
   unsigned char binary[32];
-  for (std::size_t i = 0; i < bytes; ++i) {
-    const int high = hex_value(hex[2 * i]);
-    const int low = hex_value(hex[2 * i + 1]);
-    if (high < 0 || low < 0) return;  // not a checksum: better none than a wrong one
-    binary[i] = static_cast<unsigned char>(high * 16 + low);
-  }
+  // Not a checksum: better none than a wrong one.
+  if (bytes > sizeof(binary) || !util::hex_to_binary(hex, binary, bytes)) return;
   repodata_set_bin_checksum(data_, solvable, key, type, binary);
 }
 

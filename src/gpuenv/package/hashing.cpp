@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpuenv/package/package_error.hpp"
+#include "gpuenv/util/hex.hpp"
 
 namespace gpuenv::package {
 
@@ -43,13 +44,7 @@ std::string StreamingHash::finish_hex() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_DigestFinal_ex(context_->md, digest, &length);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex(length * 2, '0');
-  for (unsigned int i = 0; i < length; ++i) {
-    hex[2 * i] = kHex[digest[i] >> 4];
-    hex[2 * i + 1] = kHex[digest[i] & 0xf];
-  }
-  return hex;
+  return util::hex_string(digest, length);
 }
 
 FileDigests hash_file(const std::filesystem::path& path, bool want_sha256, bool want_md5) {

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "gpuenv/util/hex.hpp"
+
 namespace gpuenv::recipe {
 namespace {
 
@@ -99,14 +101,7 @@ std::string variant_hash_input(const Variant& variant) {
 std::string variant_hash(const std::string& hash_input) {
   std::array<unsigned char, SHA_DIGEST_LENGTH> digest{};
   SHA1(reinterpret_cast<const unsigned char*>(hash_input.data()), hash_input.size(), digest.data());
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string result;
-  for (std::size_t i = 0; result.size() < 7; ++i) {
-    result += hex[digest[i] >> 4];
-    result += hex[digest[i] & 0xf];
-  }
-  result.resize(7);
-  return result;
+  return util::hex_string(digest.data(), 4).substr(0, 7);
 }
 
 std::string variant_hash_prefix(const Variant& variant, const std::optional<std::string>& noarch) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "gpuenv/specs/url_credentials.hpp"
+#include "gpuenv/util/hex.hpp"
 
 namespace gpuenv::repodata {
 namespace {
@@ -15,13 +16,7 @@ std::string md5_hex(const std::string& text) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_Digest(text.data(), text.size(), digest, &length, EVP_md5(), nullptr);
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 0xF];
-  }
-  return out;
+  return util::hex_string(digest, length);
 }
 
 std::optional<std::string> read_small_file(const std::filesystem::path& path) {

@@ -10,20 +10,11 @@
 
 #include "gpuenv/repodata/zstd_stream.hpp"
 #include "gpuenv/specs/package_filename.hpp"
+#include "gpuenv/util/hex.hpp"
 #include "gpuenv/util/json_writer.hpp"
 
 namespace gpuenv::repodata {
 namespace {
-
-constexpr char kHexDigits[] = "0123456789abcdef";
-
-void append_hex(std::string& out, const char* bytes, std::size_t size) {
-  for (std::size_t i = 0; i < size; ++i) {
-    const auto byte = static_cast<unsigned char>(bytes[i]);
-    out += kHexDigits[byte >> 4];
-    out += kHexDigits[byte & 0xf];
-  }
-}
 
 std::expected<std::string, std::string> decompress_bounded(std::string_view compressed, std::size_t max_bytes,
                                                            const ShardLimits& limits) {
@@ -152,8 +143,9 @@ void write_json(util::JsonWriter& out, const msgpack::object& object, std::strin
       break;
     case msgpack::type::STR: out.string(text_of(object)); break;
     case msgpack::type::BIN:
-      scratch.clear();
-      append_hex(scratch, object.via.bin.ptr, object.via.bin.size);
+      scratch.resize(std::size_t{object.via.bin.size} * 2);
+      util::binary_to_hex(reinterpret_cast<const unsigned char*>(object.via.bin.ptr), object.via.bin.size,
+                          scratch.data());
       out.string(scratch);
       break;
     case msgpack::type::ARRAY:
@@ -223,12 +215,7 @@ bool is_safe_file_name(std::string_view name) {
 
 }  // namespace
 
-std::string hex_of(const ShardHash& hash) {
-  std::string out;
-  out.reserve(64);
-  append_hex(out, reinterpret_cast<const char*>(hash.data()), hash.size());
-  return out;
-}
+std::string hex_of(const ShardHash& hash) { return util::hex_string(hash.data(), hash.size()); }
 
 bool is_safe_package_name(std::string_view name) {
   if (name.empty() || name.size() > 256 || name == "." || name == "..") return false;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <msgpack.hpp>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
@@ -11,6 +10,7 @@
 #include "gpuenv/repodata/shard_format.hpp"
 #include "gpuenv/repodata/zstd_stream.hpp"
 #include "gpuenv/util/file_io.hpp"
+#include "gpuenv/util/hex.hpp"
 
 namespace gpuenv::repodata {
 namespace {
@@ -25,14 +25,8 @@ struct StringStream {
 
 std::optional<std::vector<std::uint8_t>> bytes_of_hex(const std::string& hex) {
   if (hex.size() % 2 != 0) return std::nullopt;
-  std::vector<std::uint8_t> bytes;
-  bytes.reserve(hex.size() / 2);
-  for (std::size_t i = 0; i < hex.size(); i += 2) {
-    unsigned value = 0;
-    const auto [end, error] = std::from_chars(hex.data() + i, hex.data() + i + 2, value, 16);
-    if (error != std::errc() || end != hex.data() + i + 2) return std::nullopt;
-    bytes.push_back(static_cast<std::uint8_t>(value));
-  }
+  std::vector<std::uint8_t> bytes(hex.size() / 2);
+  if (!util::hex_to_binary(hex, bytes.data(), bytes.size())) return std::nullopt;
   return bytes;
 }
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace gpuenv::util {
@@ -42,6 +43,13 @@ inline void binary_to_hex(const unsigned char* binary, std::size_t bytes, char* 
     out[2 * i] = digits[binary[i] >> 4];
     out[2 * i + 1] = digits[binary[i] & 0xf];
   }
+}
+
+// `bytes` bytes as a string of lower-case hex digits (digests, hashes).
+inline std::string hex_string(const void* binary, std::size_t bytes) {
+  std::string out(bytes * 2, '0');
+  binary_to_hex(static_cast<const unsigned char*>(binary), bytes, out.data());
+  return out;
 }
 
 }  // namespace gpuenv::util

@@ -297,8 +297,9 @@ TEST(ZstdDeclaredSize, IsTheFrameHeadersSizeOrNothing) {
   EXPECT_FALSE(zstd_declared_size(""));
 }
 
-// A header that claims the limit over a few bytes of input neither makes
-// the decoder reserve the limit nor passes as the data it claims to be.
+// The decoder sizes its output by the frame header, which the server
+// writes: a header whose size disagrees with the data must still be
+// refused, not trusted.
 TEST(ShardFormatHostile, AFrameThatLiesAboutItsSizeIsRefused) {
   std::string compressed = compressed_msgpack(valid_index());
   // Frame header: magic (4), descriptor (1), then (single segment) the

@@ -3,12 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include "gpuenv/net/file_url.hpp"
 #include "gpuenv/package/hashing.hpp"
@@ -19,6 +17,7 @@
 #include "gpuenv/specs/url_credentials.hpp"
 #include "gpuenv/util/file_io.hpp"
 #include "gpuenv/util/json_writer.hpp"
+#include "gpuenv/util/thread_pool.hpp"
 
 namespace gpuenv::repodata {
 namespace {
@@ -109,57 +108,30 @@ class ShardStoreQueue {
   ShardStoreQueue& operator=(const ShardStoreQueue&) = delete;
 
   void store(const ShardHash& hash, std::string bytes, FetchSubject subject) {
-    {
-      const std::lock_guard lock(mutex_);
-      queue_.push_back({hash, std::move(bytes), std::move(subject)});
-    }
-    if (!worker_.joinable()) worker_ = std::jthread([this] { work(); });
-    wake_.notify_one();
+    if (!writer_) writer_.emplace(1);  // a walk that downloads nothing starts no thread
+    writer_->submit([this, hash, bytes = std::move(bytes), subject = std::move(subject)] {
+      {
+        const std::lock_guard lock(mutex_);
+        if (error_) return;  // the walk fails anyway; the rest is not kept
+      }
+      if (auto stored = cache_.store_shard(hash, bytes); !stored) {
+        const std::lock_guard lock(mutex_);
+        error_ = cache_error(subject, cache_.dir(), stored.error());
+      }
+    });
   }
 
   // Waits for every queued shard; the first one that could not be stored.
   std::optional<FetchError> finish() {
-    {
-      const std::lock_guard lock(mutex_);
-      closing_ = true;
-    }
-    wake_.notify_one();
-    if (worker_.joinable()) worker_.join();
+    writer_.reset();  // runs what is queued, then joins
     return error_;
   }
 
  private:
-  struct Item {
-    ShardHash hash;
-    std::string bytes;
-    FetchSubject subject;
-  };
-
-  void work() {
-    for (;;) {
-      Item item;
-      {
-        std::unique_lock lock(mutex_);
-        wake_.wait(lock, [this] { return closing_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        item = std::move(queue_.front());
-        queue_.pop_front();
-        if (error_) continue;  // the walk fails anyway; the rest is not kept
-      }
-      if (auto stored = cache_.store_shard(item.hash, item.bytes); !stored) {
-        const std::lock_guard lock(mutex_);
-        error_ = cache_error(item.subject, cache_.dir(), stored.error());
-      }
-    }
-  }
-
   const ShardCache& cache_;
   std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<Item> queue_;
-  bool closing_ = false;
-  std::optional<FetchError> error_;  // written by the worker, read after join
-  std::jthread worker_;
+  std::optional<FetchError> error_;  // set under mutex_; read after the join
+  std::optional<util::ThreadPool> writer_;
 };
 
 // Walks the dependency closure: names wait in a queue; a shard that is at

@@ -83,6 +83,7 @@ std::expected<void, CiError> overrides_select_only(const fs::path& recipe_file, 
 // once each: they go onto a shell line, so only what parses as an
 // architecture is taken.
 std::expected<std::vector<std::string>, CiError> checked_gpus(const std::vector<std::string>& given) {
+  if (given.empty()) return std::vector<std::string>(std::begin(kDefaultCheckGpus), std::end(kDefaultCheckGpus));
   std::set<cuda_binary::GpuArchitecture> architectures;
   if (given.size() > 64) {
     return std::unexpected(error(CiError::Kind::too_large, "--check-gpu",
@@ -99,7 +100,6 @@ std::expected<std::vector<std::string>, CiError> checked_gpus(const std::vector<
   }
   std::vector<std::string> names;
   for (const auto& architecture : architectures) names.push_back(architecture.sm_name());
-  if (given.empty()) names.assign(std::begin(kDefaultCheckGpus), std::end(kDefaultCheckGpus));
   return names;
 }
 

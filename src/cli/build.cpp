@@ -5,6 +5,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
+#include <expected>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -19,6 +21,8 @@
 #include "error_output.hpp"
 #include "gpuenv/builder/build_plan.hpp"
 #include "gpuenv/builder/build_recipe.hpp"
+#include "gpuenv/builder/build_repository.hpp"
+#include "gpuenv/builder/recipe_order.hpp"
 #include "gpuenv/builder/build_report.hpp"
 #include "gpuenv/builder/package_format.hpp"
 #include "gpuenv/recipe/render.hpp"
@@ -43,10 +47,21 @@ struct BuildArguments {
   std::string test_mode = "native";  // rattler-build's --test: skip | native | native-and-emulated
   bool no_test = false;
   bool dry_run = false;
+  std::string skip_existing;  // none | local; empty: the default for the number of recipes
+  std::vector<std::string> source_archives;
 };
 
-fs::path recipe_file_of(const std::string& argument) {
-  return fs::absolute(gpuenv::recipe::recipe_file_path(argument));
+// The recipe files the arguments name (directories of recipes expanded).
+std::expected<std::vector<fs::path>, std::string> recipe_files_of(const std::vector<std::string>& arguments) {
+  std::vector<fs::path> files;
+  for (const auto& argument : arguments) {
+    auto found = build::find_recipe_files(fs::absolute(argument));
+    if (!found) return std::unexpected(found.error().message);
+    for (auto& file : *found) {
+      if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(std::move(file));
+    }
+  }
+  return files;
 }
 
 // Text: the error on stderr. --json: `report`, what the run got to before
@@ -69,8 +84,9 @@ int run_dry_run(const BuildArguments& arguments, const environment::Settings& se
                 const std::string& target_platform) {
   CliBuildObserver observer(arguments.json);
   std::vector<build::PlannedRecipe> planned;
-  for (const auto& argument : arguments.recipes) {
-    const auto recipe_file = recipe_file_of(argument);
+  const auto recipe_files = recipe_files_of(arguments.recipes);
+  if (!recipe_files) return report_usage_error(recipe_files.error(), arguments.json);
+  for (const auto& recipe_file : *recipe_files) {
     build::RecipePlanRequest request;
     request.render = render_request(arguments, target_platform);
     request.settings = &settings;
@@ -89,6 +105,50 @@ int run_dry_run(const BuildArguments& arguments, const environment::Settings& se
   const bool solved =
       std::all_of(planned.begin(), planned.end(), [](const build::PlannedRecipe& each) { return each.plan.solved(); });
   return solved ? 0 : 1;
+}
+
+// --skip-existing: none, or local (the output channel); the default is
+// local for a whole repository (several recipes), none for one recipe.
+std::expected<bool, std::string> skip_existing_of(const BuildArguments& arguments, std::size_t recipes) {
+  if (arguments.skip_existing.empty()) return recipes > 1;
+  if (arguments.skip_existing == "local") return true;
+  if (arguments.skip_existing == "none") return false;
+  if (arguments.skip_existing == "all") {
+    return std::unexpected(std::string("--skip-existing all (also skipping what the -c channels have) is not "
+                                       "supported yet: use local (the output channel) or none"));
+  }
+  return std::unexpected("--skip-existing " + arguments.skip_existing + " is not one of none, local");
+}
+
+void print_built(const build::BuiltVariant& each) {
+  const auto& package = each.package;
+  fmt::print("built {}-{}-{}: {} ({} files, {:.2f} s)\n", each.name, each.version, each.build_string,
+             package.package.string(), package.files, package.seconds);
+}
+
+// The end of a whole-repository build: one line per package (or per recipe
+// that did not get to build), and the totals.
+void print_repository_table(const build::RepositoryBuildResult& result, double seconds) {
+  std::size_t counts[4] = {0, 0, 0, 0};
+  fmt::print("\n{:<34} {:<58} {:<10} {:>9}\n", "recipe", "package", "result", "seconds");
+  for (const auto& recipe : result.recipes) {
+    const auto name = recipe.recipe_file.parent_path().filename().string();
+    ++counts[static_cast<int>(recipe.status)];
+    for (const auto& each : recipe.built) {
+      fmt::print("{:<34} {:<58} {:<10} {:>9.1f}\n", name, each.name + "-" + each.version + "-" + each.build_string,
+                 "built", each.package.seconds);
+    }
+    for (const auto& each : recipe.skipped) {
+      fmt::print("{:<34} {:<58} {:<10} {:>9}\n", name, each.name + "-" + each.version + "-" + each.build_string,
+                 "skipped", "-");
+    }
+    if (recipe.status == build::RecipeOutcome::Status::failed || recipe.status == build::RecipeOutcome::Status::not_built) {
+      fmt::print("{:<34} {:<58} {:<10} {:>9}\n", name, "", build::outcome_status_name(recipe.status),
+                 recipe.status == build::RecipeOutcome::Status::failed ? fmt::format("{:.1f}", recipe.seconds) : "-");
+    }
+  }
+  fmt::print("{} recipes: {} built, {} skipped (all in the output channel), {} failed, {} not built; {:.1f} s\n",
+             result.recipes.size(), counts[0], counts[1], counts[2], counts[3], seconds);
 }
 
 int run_build(const BuildArguments& arguments) {
@@ -110,36 +170,51 @@ int run_build(const BuildArguments& arguments) {
   if (arguments.dry_run) return run_dry_run(arguments, *settings, target_platform);
   auto source_override = build::make_source_override(arguments.source, arguments.source_version);
   if (!source_override) return report_usage_error(source_override.error().message, arguments.json);
-  CliBuildObserver observer(arguments.json);
-  std::vector<build::BuiltVariant> built;
-  for (const auto& argument : arguments.recipes) {
-    const auto recipe_file = recipe_file_of(argument);
-    build::RecipeBuildRequest request;
-    request.render = render_request(arguments, target_platform);
-    request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
-    request.settings = &*settings;
-    request.timestamp = build::reproducible_timestamp(env, recipe_file);
-    request.package_format = package_format;
-    request.source_override = *source_override;
-    request.run_tests = !arguments.no_test && arguments.test_mode != "skip";
-    const auto result = build::build_recipe(recipe_file, request, observer);
-    for (const auto& each : result.built) {
-      const auto& package = each.package;
-      if (!arguments.json) {
-        fmt::print("built {}-{}-{}: {} ({} files, {:.2f} s)\n", each.name, each.version, each.build_string,
-                   package.package.string(), package.files, package.seconds);
-      }
-      built.push_back(each);
-    }
-    if (result.error) {
-      const auto& message = result.error->message;
-      if (result.error->kind == build::BuildErrorKind::variant_override) {
-        return report_usage_error(message, arguments.json);
-      }
-      return fail(message, arguments.json, arguments.json ? build::build_report_json(built, message) : "");
-    }
+  const auto recipe_files = recipe_files_of(arguments.recipes);
+  if (!recipe_files) return report_usage_error(recipe_files.error(), arguments.json);
+  if (recipe_files->size() > 1 && !source_override->empty()) {
+    return report_usage_error("--source and --source-version replace one recipe's sources and version, but " +
+                              std::to_string(recipe_files->size()) + " recipes were given: build that recipe "
+                              "on its own first (a later whole-repository build skips it)", arguments.json);
   }
-  if (arguments.json) fmt::print("{}\n", build::build_report_json(built, std::nullopt));
+  const auto skip_existing = skip_existing_of(arguments, recipe_files->size());
+  if (!skip_existing) return report_usage_error(skip_existing.error(), arguments.json);
+  CliBuildObserver observer(arguments.json);
+  build::RecipeBuildRequest request;
+  request.render = render_request(arguments, target_platform);
+  request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
+  request.settings = &*settings;
+  request.timestamp = 0;  // each recipe: SOURCE_DATE_EPOCH, else its own file's time
+  request.package_format = package_format;
+  request.source_override = *source_override;
+  request.run_tests = !arguments.no_test && arguments.test_mode != "skip";
+  request.skip_existing = *skip_existing;
+  for (const auto& directory : arguments.source_archives) {
+    std::error_code error;
+    if (!fs::is_directory(directory, error)) {
+      return report_usage_error("--source-archives " + directory + " is not a directory", arguments.json);
+    }
+    request.source_archive_dirs.push_back(fs::absolute(directory));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = build::build_repository(*recipe_files, request, observer);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<build::BuiltVariant> built;
+  std::vector<build::SkippedVariant> skipped;
+  for (const auto& recipe : result.recipes) {
+    built.insert(built.end(), recipe.built.begin(), recipe.built.end());
+    skipped.insert(skipped.end(), recipe.skipped.begin(), recipe.skipped.end());
+  }
+  if (!arguments.json) {
+    for (const auto& each : built) print_built(each);
+    if (recipe_files->size() > 1 || !skipped.empty()) print_repository_table(result, seconds);
+  }
+  if (result.error) {
+    const auto& message = result.error->message;
+    if (result.error->kind == build::BuildErrorKind::variant_override) return report_usage_error(message, arguments.json);
+    return fail(message, arguments.json, arguments.json ? build::build_report_json(built, skipped, message) : "");
+  }
+  if (arguments.json) fmt::print("{}\n", build::build_report_json(built, skipped, std::nullopt));
   return 0;
 }
 
@@ -148,7 +223,9 @@ int run_build(const BuildArguments& arguments) {
 void add_build_command(CLI::App& app, Runner& run) {
   auto arguments = std::make_shared<BuildArguments>();
   auto* sub = app.add_subcommand("build", "Build every variant of recipe.yaml files into .conda packages");
-  sub->add_option("-r,--recipe,recipe", arguments->recipes, "A recipe.yaml, or a directory holding one (repeatable)")
+  sub->add_option("-r,--recipe,recipe", arguments->recipes,
+                  "A recipe.yaml, a directory holding one, or a directory of recipes, built in the order their "
+                  "requirements on each other's packages need (repeatable)")
       ->required();
   sub->add_option("--output-dir", arguments->output_dir,
                   "Where packages go (<dir>/<subdir>/) and the work directories and logs (<dir>/bld/); default: output");
@@ -167,6 +244,10 @@ void add_build_command(CLI::App& app, Runner& run) {
                   "conda (default) or tar-bz2, optionally with a compression level: conda:22, tar-bz2:9");
   sub->add_option("--source", arguments->source,
                   "Build from this directory or archive instead of the recipe's sources (recorded in about.json)");
+  sub->add_option("--source-archives", arguments->source_archives,
+                  "A directory of source archives fetched another way (Debian's .orig tarballs, a mirror): a url "
+                  "source whose sha256 one of its files has is taken from that file, whatever its name (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("--source-version", arguments->source_version,
                   "Build under this version instead of the recipe's (recorded in about.json)");
   sub->add_option("--test", arguments->test_mode,
@@ -177,6 +258,9 @@ void add_build_command(CLI::App& app, Runner& run) {
   sub->add_flag("--dry-run", arguments->dry_run,
                 "Only plan: render every variant and solve its build and host environments (nothing fetched, "
                 "extracted or built); exit 1 when one cannot be solved");
+  sub->add_flag("--skip-existing{local}", arguments->skip_existing,
+                "Do not build a variant whose package is already in the output channel: local, or none to "
+                "rebuild (default: local when several recipes or a directory of recipes are built, none for one)");
   sub->add_flag("--json", arguments->json, "Print JSON (steps and script output only in the log)");
   sub->callback([&run, arguments] { run = [arguments] { return run_build(*arguments); }; });
 }

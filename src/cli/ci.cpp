@@ -24,6 +24,8 @@
 #include "gpuenv/ci/rootfs_prune.hpp"
 #include "gpuenv/ci/run_report.hpp"
 #include "gpuenv/ci/dockerfile.hpp"
+#include "gpuenv/builder/recipe_order.hpp"
+#include "gpuenv/recipe/render.hpp"
 #include "gpuenv/ci/gpuenv_bundle.hpp"
 #include "gpuenv/util/environment.hpp"
 #include "gpuenv/util/file_io.hpp"
@@ -54,7 +56,7 @@ struct RenderCiArguments {
 };
 
 struct RunCiArguments {
-  std::string recipe;
+  std::vector<std::string> recipes;
   std::vector<std::string> variant_filters;
   std::string image;
   std::string runner;
@@ -142,7 +144,18 @@ int run_ci_jobs(const RunCiArguments& arguments) {
     }
   }
   const auto env = util::process_environment();
-  request.recipe = arguments.recipe;
+  // Several recipes, or a directory of them: built in the order they need
+  // each other, into the one output channel (builder/recipe_order.hpp).
+  std::vector<fs::path> recipe_files;
+  for (const auto& argument : arguments.recipes) {
+    auto found = build::find_recipe_files(fs::absolute(argument));
+    if (!found) return report_usage_error(found.error().message, arguments.json);
+    recipe_files.insert(recipe_files.end(), found->begin(), found->end());
+  }
+  if (recipe_files.size() > 1 && (arguments.source || arguments.source_version)) {
+    return report_usage_error("--source and --source-version replace one recipe's sources and version: run that "
+                              "recipe on its own", arguments.json);
+  }
   request.variant_filters = arguments.variant_filters;
   request.image = arguments.image;
   request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
@@ -162,11 +175,23 @@ int run_ci_jobs(const RunCiArguments& arguments) {
   request.environment = util::environment_variables();
   request.on_step = [](const std::string& line) { fmt::print(stderr, "gpuenv ci run: {}\n", line); };
   request.on_output = [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stderr); };
-  auto result = ci::run_ci(request);
-  if (!result) return report_ci_error(result.error(), arguments.json);
+  std::vector<std::string> variant_files;
+  for (const auto& file : request.variant_files) variant_files.push_back(file.string());
+  const auto ordered = build::ordered_recipe_files(
+      recipe_files, recipe::render_request_on_this_machine({}, variant_files, request.target_platform));
+  if (!ordered) return report_ci_error(ci::CiError{ci::CiError::Kind::render, "", ordered.error().message}, arguments.json);
+  ci::CiRunResult all;
+  for (std::size_t k = 0; k < ordered->size(); ++k) {
+    request.recipe = (*ordered)[k];
+    if (ordered->size() > 1) request.on_step(fmt::format("[{}/{}] recipe {}", k + 1, ordered->size(), request.recipe.string()));
+    auto result = ci::run_ci(request);
+    if (!result) return report_ci_error(result.error(), arguments.json);
+    all.jobs.insert(all.jobs.end(), result->jobs.begin(), result->jobs.end());
+    if (!result->success()) break;  // later recipes may need what failed
+  }
   std::fflush(stderr);
-  fmt::print("{}", arguments.json ? ci::run_summary_json(*result) + "\n" : ci::run_summary_table(*result));
-  return result->success() ? 0 : 1;
+  fmt::print("{}", arguments.json ? ci::run_summary_json(all) + "\n" : ci::run_summary_table(all));
+  return all.success() ? 0 : 1;
 }
 
 // `gpuenv ci prune`: the chroot runner's root filesystems that no image of
@@ -312,7 +337,10 @@ void add_ci_command(CLI::App& app, Runner& run) {
   auto run_arguments = std::make_shared<RunCiArguments>();
   auto* run_command = ci->add_subcommand(
       "run", "Build and test a recipe's variants inside their CI images (chroot, podman, docker or host runner)");
-  run_command->add_option("recipe", run_arguments->recipe, "A recipe.yaml, or the directory holding one")->required();
+  run_command->add_option("recipe", run_arguments->recipes,
+                          "A recipe.yaml, a directory holding one, or a directory of recipes (repeatable): several "
+                          "are run in the order they need each other's packages")
+      ->required();
   run_command->add_option("--variant", run_arguments->variant_filters,
                           "Only the variants with KEY=VALUE (repeatable; cuda_compiler_version=13.0)")
       ->allow_extra_args(false);

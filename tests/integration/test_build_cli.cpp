@@ -66,6 +66,24 @@ class BuildCli : public ::testing::Test {
     return machine / name;
   }
 
+  // A C library (lib/libdemo.so) built with $CC; `build_requirements` are its
+  // requirements.build lines.
+  fs::path write_libdemo(const std::string& build_requirements) const {
+    write_text_file(machine / "libdemo/src/demo.c", "int demo_answer(void) { return 42; }\n");
+    return write_recipe("libdemo", R"(package:
+  name: libdemo
+  version: "0.1"
+source:
+  path: src
+build:
+  script:
+    - mkdir -p "$PREFIX/lib"
+    - $CC -shared -fPIC -o "$PREFIX/lib/libdemo.so" demo.c
+requirements:
+  build:
+)" + build_requirements);
+  }
+
   fs::path output() const { return machine / "output"; }
 
   std::size_t packages_in_output() const {
@@ -113,20 +131,7 @@ TEST_F(BuildCli, NoarchPackageInstallsFromAnExplicitFileWithItsPrefixReplaced) {
 }
 
 TEST_F(BuildCli, CLibraryBuiltWithTheMachinesGccLinksAndRuns) {
-  write_text_file(machine / "libdemo/src/demo.c", "int demo_answer(void) { return 42; }\n");
-  const auto recipe = write_recipe("libdemo", R"(package:
-  name: libdemo
-  version: "0.1"
-source:
-  path: src
-build:
-  script:
-    - mkdir -p "$PREFIX/lib"
-    - $CC -shared -fPIC -o "$PREFIX/lib/libdemo.so" demo.c
-requirements:
-  build:
-    - ${{ compiler('c') }}
-)");
+  const auto recipe = write_libdemo("    - ${{ compiler('c') }}\n");
   const auto result = build(recipe);
   ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
   EXPECT_NE(result.err.find("using this machine's"), std::string::npos) << result.err;
@@ -151,6 +156,25 @@ requirements:
   const auto ran = gpuenv::testing::run_program((machine / "demo").string(), {},
                                                 {"LD_LIBRARY_PATH=" + (prefix / "lib").string()});
   EXPECT_EQ(ran.out, "42\n") << ran.err;
+}
+
+// stdlib('c') renders to conda-forge's sysroot_linux-64, which a channel
+// without compiler packages lacks too: the machine's gcc links the machine's
+// glibc, and the package needs at least that glibc where it runs, as
+// conda-forge's sysroot exports its own.
+TEST_F(BuildCli, StdlibWithoutASysrootInTheChannelsIsTheMachinesGlibcAndIsExported) {
+  const auto recipe = write_libdemo("    - ${{ stdlib('c') }}\n    - ${{ compiler('c') }}\n");
+  const auto result = build(recipe, {"--variant", "c_stdlib=sysroot", "--variant", "c_stdlib_version=2.17", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  const auto report = nlohmann::json::parse(result.out);
+  const fs::path package = report["packages"][0]["package"].get<std::string>();
+  const auto log = read_file(report["packages"][0]["log"].get<std::string>());
+  EXPECT_NE(log.find("stdlib: the channels do not provide sysroot_linux-64"), std::string::npos) << log;
+  gpuenv::package::extract_package(package, machine / "extracted");
+  const auto index = nlohmann::json::parse(read_file(machine / "extracted/info/index.json"));
+  const auto glibc = gpuenv::testing::run_program("getconf", {"GNU_LIBC_VERSION"}).out;  // "glibc 2.36"
+  const auto version = glibc.substr(glibc.find(' ') + 1, glibc.find_last_not_of("\n") - glibc.find(' '));
+  EXPECT_EQ(index["depends"], nlohmann::json::array({"__glibc >=" + version + ",<3.0.a0"})) << index.dump();
 }
 
 TEST_F(BuildCli, BuildingTwiceGivesIdenticalBytes) {

@@ -204,6 +204,47 @@ TEST_F(BuildCudaCli, StencilExampleBuildsPassesTheCudaCheckAndRuns) {
   }
 }
 
+// Two recipes of the repository, CUDA only, on a machine without a driver
+// (every CI runner; the test machine's libcuda is absent): stencil-stats'
+// host environment needs libstencil's CUDA build, which needs __cuda. As on
+// conda-forge's CI, the build and host environments see the machine as the
+// variant's CUDA version. And the CUDA build gives the same bytes whatever
+// the output directory (nvcc hashes the source's absolute path into its
+// module ids, so the work directory may not depend on it).
+TEST_F(BuildCudaCli, ARepositoryOfCudaRecipesBuildsWithoutADriverAndTheSameBytesInAnyOutputDirectory) {
+  const fs::path examples = fs::path(GPUENV_SOURCE_DIR) / "recipes/examples";
+  const auto channel = "file://" + (machine / "channel").string();
+  const auto env = machine.env({"SOURCE_DATE_EPOCH=1700000000"});
+  // stencil-stats first: the build order puts libstencil before it.
+  const auto built = run_gpuenv({"build", (examples / "stencil-stats").string(), (examples / "stencil").string(),
+                                 "--output-dir", output().string(), "-c", channel, "--override-channels", "--variant",
+                                 "cuda_compiler_version=" + nvcc_version, "--json"},
+                                env);
+  ASSERT_EQ(built.exit_code, 0) << built.err << built.out;
+  const auto report = json::parse(built.out);
+  ASSERT_EQ(report["packages"].size(), 2u) << built.out;
+  EXPECT_EQ(report["packages"][0]["name"], "libstencil");
+  EXPECT_EQ(report["packages"][1]["name"], "stencil-stats");
+  const auto stats_log = read_file(report["packages"][1]["log"].get<std::string>());
+  if (stats_log.find("no NVIDIA driver here") != std::string::npos) {
+    EXPECT_NE(stats_log.find("solved as CUDA " + nvcc_version + " (CONDA_OVERRIDE_CUDA=" + nvcc_version),
+              std::string::npos)
+        << stats_log;
+  }
+  const fs::path first = report["packages"][0]["package"].get<std::string>();
+
+  const auto elsewhere = machine / "another/output/directory";
+  const auto again = run_gpuenv({"build", (examples / "stencil").string(), "--output-dir", elsewhere.string(), "-c",
+                                 channel, "--override-channels", "--variant", "cuda_compiler_version=" + nvcc_version,
+                                 "--test", "skip"},
+                                env);
+  ASSERT_EQ(again.exit_code, 0) << again.err << again.out;
+  const auto second = elsewhere / first.parent_path().filename() / first.filename();
+  ASSERT_TRUE(fs::exists(second)) << again.out;
+  EXPECT_TRUE(read_file(first) == read_file(second))
+      << first << " and " << second << " differ: the build depends on its output directory";
+}
+
 TEST_F(BuildCudaCli, AnArchitectureMissingFromTheBinaryFailsTheBuildNamingFileAndArchitecture) {
   const auto result = build(sm80_only_recipe(), {"--variant", "cuda_archs=80;90"});
   ASSERT_EQ(result.exit_code, 1) << result.err << result.out;

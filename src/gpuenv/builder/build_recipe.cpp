@@ -1,11 +1,29 @@
 #include "gpuenv/builder/build_recipe.hpp"
 
+#include "gpuenv/builder/package_output.hpp"
 #include "gpuenv/recipe/recipe_reader.hpp"
+#include "gpuenv/recipe/render.hpp"
 #include "gpuenv/repodata/channel_index.hpp"
 #include "gpuenv/util/environment.hpp"
 #include "gpuenv/util/file_io.hpp"
 
 namespace gpuenv::build {
+
+namespace {
+
+// The variant's package in the output channel, in either format.
+std::optional<std::filesystem::path> existing_package(const recipe::RenderedVariant& variant,
+                                                      const RecipeBuildRequest& request) {
+  const auto subdir = request.output_dir / package_subdir(variant, request.render.build_platform);
+  for (const auto format : {package::ArchiveFormat::conda, package::ArchiveFormat::tar_bz2}) {
+    const auto path = subdir / package_file_name(variant, format);
+    std::error_code ignored;
+    if (std::filesystem::is_regular_file(path, ignored)) return path;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 RecipeBuildResult build_recipe(const std::filesystem::path& recipe_file, const RecipeBuildRequest& request,
                                BuildObserver& observer) {
@@ -35,11 +53,25 @@ RecipeBuildResult build_recipe(const std::filesystem::path& recipe_file, const R
                         ? request.timestamp
                         : reproducible_timestamp(util::fixed_environment(request.render.environment), recipe_file);
   build.package_format = request.package_format;
+  build.source_archive_dirs = request.source_archive_dirs;
+  if (auto config = recipe::render_variant_config(recipe_file, request.render)) {
+    const auto cuda = config->values.find("cuda_compiler_version");
+    if (cuda != config->values.end() && cuda->second.size() == 1) build.configured_cuda_version = cuda->second.front().display();
+  }
   for (auto& variant : rendered->variants) {
     if (output_build(variant).skip) continue;
     if (!request.source_override.empty()) {
       build.source_override_json = source_override_json(request.source_override, variant.recipe.version);
       apply_source_override(request.source_override, variant);
+    }
+    if (request.skip_existing) {
+      if (auto existing = existing_package(variant, request)) {
+        observer.step("skipping " + variant.output_name + "-" + variant.output_version + "-" + variant.build_string +
+                      ": already in the output channel (" + existing->string() + ")");
+        result.skipped.push_back(
+            {variant.output_name, variant.output_version, variant.build_string, std::move(*existing)});
+        continue;
+      }
     }
     auto package = build_variant(variant, build, observer);
     if (!package) {

@@ -28,6 +28,11 @@ struct RecipeBuildRequest {
   std::optional<PackageFormat> package_format;  // absent: .conda
   SourceOverride source_override;               // --source, --source-version
   bool run_tests = true;  // false: `--test skip`
+  // rattler-build's --skip-existing=local: a variant whose package (same
+  // name, version and build string, .conda or .tar.bz2) is already in the
+  // output channel is not built again.
+  bool skip_existing = false;
+  std::vector<std::filesystem::path> source_archive_dirs;  // --source-archives (sources.hpp)
 };
 
 struct BuiltVariant {
@@ -37,8 +42,17 @@ struct BuiltVariant {
   BuiltPackage package;
 };
 
+// A variant not built because its package is in the output channel.
+struct SkippedVariant {
+  std::string name;
+  std::string version;
+  std::string build_string;
+  std::filesystem::path package;
+};
+
 struct RecipeBuildResult {
   std::vector<BuiltVariant> built;  // in order; also those built before a failure
+  std::vector<SkippedVariant> skipped;
   std::optional<BuildError> error;  // the first failure, which stopped the build
 };
 

@@ -87,4 +87,18 @@ std::string build_report_json(const std::vector<BuiltVariant>& built, const std:
   return report(error, true, "packages", std::move(packages));
 }
 
+std::string build_report_json(const std::vector<BuiltVariant>& built, const std::vector<SkippedVariant>& skipped,
+                              const std::optional<std::string>& error) {
+  auto document = json::parse(build_report_json(built, error));
+  json entries = json::array();
+  for (const auto& each : skipped) {
+    entries.push_back({{"name", each.name},
+                       {"version", each.version},
+                       {"build_string", each.build_string},
+                       {"package", each.package.string()}});
+  }
+  document["skipped"] = std::move(entries);
+  return document.dump(2);
+}
+
 }  // namespace gpuenv::build

@@ -28,5 +28,9 @@ std::string plan_report_json(const std::vector<PlannedRecipe>& planned, const st
 // log, files, tests, cuda_check, machine_compilers, seconds, script_seconds,
 // elf_seconds}]}: `built` in order, also those built before the error.
 std::string build_report_json(const std::vector<BuiltVariant>& built, const std::optional<std::string>& error);
+// The same with "skipped": [{name, version, build_string, package}]: the
+// variants not built because their package was in the output channel.
+std::string build_report_json(const std::vector<BuiltVariant>& built, const std::vector<SkippedVariant>& skipped,
+                              const std::optional<std::string>& error);
 
 }  // namespace gpuenv::build

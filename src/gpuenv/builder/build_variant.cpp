@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -13,6 +14,8 @@
 #include "gpuenv/builder/new_prefix_files.hpp"
 #include "gpuenv/builder/noarch_python.hpp"
 #include "gpuenv/builder/output_channel.hpp"
+#include "gpuenv/builder/test_machine.hpp"
+#include "gpuenv/builder/work_directory.hpp"
 #include "gpuenv/builder/package_output.hpp"
 #include "gpuenv/builder/publish_package.hpp"
 #include "gpuenv/builder/rendered_recipe.hpp"
@@ -141,7 +144,8 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
                                                          const environment::Settings& settings, BuildLog& log,
                                                          BuildObserver& observer,
                                                          std::map<std::string, std::string>& variables,
-                                                         std::optional<CudaBuild>& cuda, LinkedPackages& linked) {
+                                                         std::optional<CudaBuild>& cuda, LinkedPackages& linked,
+                                                         std::optional<std::string>& machine_glibc) {
   auto created = create_environment(prefix, specs, settings, "build", log, observer);
   if (created || split.compilers.empty()) {
     if (!created) return std::unexpected(created.error());
@@ -182,6 +186,13 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
   }
   for (const auto& compiler : from_machine) {
     const auto language = compiler.language;
+    if (language == CompilerLanguage::c_stdlib) {
+      // The machine's gcc links the machine's glibc: what is built needs at least that one.
+      machine_glibc = machine_glibc_run_export();
+      log.line("stdlib: the channels do not provide " + compiler.spec + "; using this machine's C library" +
+               (machine_glibc ? " (run export " + *machine_glibc + ")" : std::string()));
+      continue;
+    }
     const std::string machine = language == CompilerLanguage::c     ? (*compilers)["CC"]
                                 : language == CompilerLanguage::cxx ? (*compilers)["CXX"]
                                                                     : machine_toolkit_description(*cuda);
@@ -219,6 +230,12 @@ const recipe::Build& output_build(const recipe::RenderedVariant& variant) {
   return variant.output_index < recipe.outputs.size() ? recipe.outputs[variant.output_index].build : recipe.build;
 }
 
+std::string package_subdir(const recipe::RenderedVariant& variant, const std::string& build_platform) {
+  if (output_build(variant).noarch) return "noarch";
+  const auto target_platform = variant.variant.find("target_platform");
+  return target_platform == variant.variant.end() ? build_platform : target_platform->second.display();
+}
+
 std::int64_t reproducible_timestamp(const util::EnvLookup& env, const fs::path& recipe_file) {
   if (const auto epoch = env("SOURCE_DATE_EPOCH"); epoch && !epoch->empty()) {
     try {
@@ -235,13 +252,21 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
                                                       const BuildRequest& request, BuildObserver& observer) {
   const auto start = Clock::now();
   // The output directory is the first channel (output_channel.hpp).
-  const environment::Settings settings = with_local_channels(*request.settings, {request.output_dir});
+  environment::Settings settings = with_local_channels(*request.settings, {request.output_dir});
+  // A CUDA variant on a machine without a driver (every CI runner) sees the
+  // machine as conda-forge's CI makes it look: CONDA_OVERRIDE_CUDA is the
+  // variant's CUDA version, so a host requirement that depends on __cuda
+  // (a CUDA package built earlier) can be installed (test_machine.hpp).
+  auto cuda_version = variant_cuda_compiler_version(variant);
+  if (!cuda_version) cuda_version = request.configured_cuda_version;
+  const auto cuda_override = test_cuda_override(cuda_version, settings);
+  if (cuda_override) settings = settings_with_cuda_override(settings, *cuda_override);
   const auto& requirements = variant.requirements();
   const auto& build = output_build(variant);
   const auto target_platform_value = variant.variant.find("target_platform");
   const std::string variant_platform =
       target_platform_value == variant.variant.end() ? request.build_platform : target_platform_value->second.display();
-  const std::string subdir = build.noarch ? "noarch" : variant_platform;
+  const std::string subdir = package_subdir(variant, request.build_platform);
   // noarch packages build for the machine they build on.
   const std::string host_platform = build.noarch ? request.build_platform : variant_platform;
 
@@ -249,7 +274,12 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   const auto output_dir = request.output_dir;
   const auto format = request.package_format.value_or(PackageFormat{package::ArchiveFormat::conda, request.zstd_level});
   const auto package_path = output_dir / subdir / package_file_name(variant, format.archive);
-  const auto work_dir = output_dir / "bld" / stem;
+  // The same work path whatever the output directory (work_directory.hpp).
+  auto claimed = claim_work_directory(stem, settings.env, [&observer](const std::string& message) {
+    observer.step("another build of the same package is running: " + message);
+  });
+  if (!claimed) return std::unexpected(claimed.error());
+  const auto work_dir = claimed->path;
   const auto src_dir = work_dir / "work";
   const auto build_prefix = work_dir / "build_env";
   const auto host_prefix = padded_host_prefix(work_dir);
@@ -260,10 +290,16 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   fs::remove_all(work_dir, error);
   fs::create_directories(work_dir, error);
   if (error) return failure(BuildErrorKind::packaging, "cannot create the work directory " + work_dir.string() + ": " + error.message());
+  fs::create_directories(output_dir / "bld", error);
+  if (error) return failure(BuildErrorKind::packaging, "cannot create " + (output_dir / "bld").string() + ": " + error.message());
   BuiltPackage built;
   built.log_file = output_dir / "bld" / (stem + ".log");
   BuildLog log(built.log_file, observer);
-  log.line("building " + stem + " (" + subdir + ") from " + request.recipe_file.string());
+  log.line("building " + stem + " (" + subdir + ") from " + request.recipe_file.string() + " in " + work_dir.string());
+  if (cuda_override) {
+    log.line("no NVIDIA driver here: the build and host environments are solved as CUDA " + *cuda_override +
+             " (CONDA_OVERRIDE_CUDA=" + *cuda_override + ", as conda-forge's CI sets it for CUDA builds)");
+  }
   auto channel = prepare_local_channel(output_dir, {subdir, variant_platform});
   if (!channel) return std::unexpected(channel.error());
   for (const auto& warning : *channel) observer.warning(warning);
@@ -279,6 +315,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   source_settings.excluded_dir = output_dir.lexically_normal();
   source_settings.client = settings.client;
   source_settings.log = [&log](std::string_view line) { log.line(std::string(line)); };
+  source_settings.archive_dirs = request.source_archive_dirs;
   if (auto fetched = fetch_sources(sources_of(variant), src_dir, source_settings); !fetched) {
     return std::unexpected(fetched.error());
   }
@@ -290,13 +327,25 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   auto cuda = cuda_build_for(split, variant);
   if (!cuda) return std::unexpected(cuda.error());
   LinkedPackages build_linked;
+  std::optional<std::string> machine_glibc;
   auto machine = create_build_environment(build_prefix, *build_specs, split, build_settings, log, observer, variables,
-                                          *cuda, build_linked);
+                                          *cuda, build_linked, machine_glibc);
   if (!machine) return std::unexpected(machine.error());
   if (*cuda) variables.merge(cuda_build_variables(**cuda));
   built.used_machine_compilers = *machine;
   auto build_exports = environment_run_exports(build_prefix, build_linked, *build_specs);
   if (!build_exports) return std::unexpected(build_exports.error());
+  if (machine_glibc) {
+    // What the channels' sysroot would have exported, for the machine's glibc;
+    // ignore_run_exports names it as the sysroot it stands in for.
+    const auto stdlib = std::find_if(split.compilers.begin(), split.compilers.end(), [](const auto& compiler) {
+      return compiler.language == CompilerLanguage::c_stdlib;
+    });
+    PackageRunExports exported;
+    exported.package = stdlib->spec.substr(0, stdlib->spec.find_first_of(" =<>!~["));
+    exported.exports.strong.push_back(*machine_glibc);
+    build_exports->push_back(std::move(exported));
+  }
   const auto& ignore = requirements.ignore_run_exports;
   auto host_with_exports = *host_specs;
   append_new_specs(host_with_exports, apply_run_exports(*build_exports, {}, ignore, build.noarch.has_value()).host);
@@ -327,6 +376,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   variables["SUBDIR"] = subdir;
   variables["SHLIB_EXT"] = ".so";
   variables["CONDA_BUILD"] = "1";
+  if (cuda_override) variables["CONDA_OVERRIDE_CUDA"] = *cuda_override;
   ScriptTemplateNames template_names;
   template_names.variant = &variant;
   template_names.script_variables = variables;

@@ -1,6 +1,7 @@
 // build_variant(variant, request, observer): one rendered variant into one
 // .conda, end to end --
-//   work directory <output>/bld/<name>-<version>-<build>/ (fresh) ─► sources
+//   work directory <build root>/<name>-<version>-<build>/ (fresh, the same
+//   path whatever the output directory: work_directory.hpp) ─► sources
 //   into work/ (sources.hpp) ─► build and host environments created through
 //   environment::plan/apply, like `gpuenv create` (compilers.hpp: the
 //   machine's gcc/g++ when the channels have no compiler packages) ─► the
@@ -52,8 +53,16 @@ struct BuildRequest {
   std::optional<PackageFormat> package_format;
   // about.json's extra.gpuenv_source_override (source_override.hpp); empty: none.
   std::string source_override_json;
+  // --source-archives: directories whose files stand in for url sources of
+  // the same digest (sources.hpp).
+  std::vector<std::filesystem::path> source_archive_dirs;
   RunAsBuildPins pin_run_as_build;  // the variant configuration's (conda-build's pin_run_as_build)
   bool run_tests = true;  // false: --test skip (publish_package.hpp)
+  // The one cuda_compiler_version the variant configuration gives, when it
+  // gives one (`--variant cuda_compiler_version=13.0`): the CUDA a recipe
+  // that does not use the key builds for, so its host environment can take
+  // the CUDA packages of that build (test_machine.hpp).
+  std::optional<std::string> configured_cuda_version;
 };
 
 struct BuiltPackage {
@@ -76,6 +85,10 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
 // output): the reader merges the top level's into each output's, so an
 // output's skip, noarch and script are read here.
 const recipe::Build& output_build(const recipe::RenderedVariant& variant);
+
+// The channel subdirectory the variant's package goes to: noarch, or its
+// target platform (the build platform when the variant names none).
+std::string package_subdir(const recipe::RenderedVariant& variant, const std::string& build_platform);
 
 // SOURCE_DATE_EPOCH from `env`, else the modification time of `recipe_file`.
 std::int64_t reproducible_timestamp(const util::EnvLookup& env, const std::filesystem::path& recipe_file);

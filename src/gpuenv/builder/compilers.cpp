@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpuenv/builder/process_runner.hpp"
+#include "gpuenv/system/host_facts.hpp"
 
 namespace gpuenv::build {
 
@@ -33,10 +34,14 @@ BuildRequirementSplit split_build_requirements(const std::vector<std::string>& s
     return std::any_of(bases.begin(), bases.end(),
                        [&](const std::string& base) { return name == base + "_" + target_platform; });
   };
+  std::vector<std::string> stdlib_names = {"sysroot"};
+  if (const auto stdlib = variant_text(variant, "c_stdlib"); !stdlib.empty()) stdlib_names.push_back(stdlib);
   BuildRequirementSplit split;
   for (const auto& spec : specs) {
     const auto name = package_name(spec);
-    if (is_one_of(name, c_names)) {
+    if (is_one_of(name, stdlib_names)) {
+      split.compilers.push_back({CompilerLanguage::c_stdlib, spec});
+    } else if (is_one_of(name, c_names)) {
       split.compilers.push_back({CompilerLanguage::c, spec});
     } else if (is_one_of(name, cxx_names)) {
       split.compilers.push_back({CompilerLanguage::cxx, spec});
@@ -53,7 +58,7 @@ std::optional<std::map<std::string, std::string>> machine_compilers(const std::v
                                                                     const std::string& path, std::string& missing) {
   std::map<std::string, std::string> variables;
   for (const auto& compiler : compilers) {
-    if (compiler.language == CompilerLanguage::cuda) continue;
+    if (compiler.language == CompilerLanguage::cuda || compiler.language == CompilerLanguage::c_stdlib) continue;
     const bool is_c = compiler.language == CompilerLanguage::c;
     const std::string program = is_c ? "gcc" : "g++";
     const auto found = find_on_path(program, path);
@@ -64,6 +69,14 @@ std::optional<std::map<std::string, std::string>> machine_compilers(const std::v
     variables[is_c ? "CC" : "CXX"] = found;
   }
   return variables;
+}
+
+std::optional<std::string> machine_glibc_run_export() {
+  const auto facts = system::detect_host_facts();
+  if (!facts.glibc_version) return std::nullopt;
+  const auto version = system::major_minor(*facts.glibc_version);
+  if (!version) return std::nullopt;
+  return "__glibc >=" + *version + ",<3.0.a0";
 }
 
 }  // namespace gpuenv::build

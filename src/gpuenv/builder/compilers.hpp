@@ -20,7 +20,10 @@
 
 namespace gpuenv::build {
 
-enum class CompilerLanguage { c, cxx, cuda };
+// c_stdlib: what stdlib('c') renders to (conda-forge's sysroot_<platform>,
+// the glibc a package is built against). Without it in the channels the
+// machine's own glibc is what the machine's gcc links against.
+enum class CompilerLanguage { c, cxx, cuda, c_stdlib };
 
 struct CompilerRequirement {
   CompilerLanguage language = CompilerLanguage::c;
@@ -29,8 +32,9 @@ struct CompilerRequirement {
 
 // Splits the rendered build requirements into compiler packages (by the
 // variant's c_compiler/cxx_compiler names, or conda-forge's gcc/gxx/clang/
-// clangxx; the variant's cuda_compiler, or cuda-nvcc/nvcc), suffixed with the
-// target platform, and everything else.
+// clangxx; the variant's cuda_compiler, or cuda-nvcc/nvcc; the variant's
+// c_stdlib, or sysroot), suffixed with the target platform, and everything
+// else.
 struct BuildRequirementSplit {
   std::vector<CompilerRequirement> compilers;
   std::vector<std::string> others;
@@ -41,8 +45,15 @@ BuildRequirementSplit split_build_requirements(const std::vector<std::string>& s
 // CC and/or CXX for the C and C++ compilers asked for, as absolute paths of
 // the machine's gcc and g++ found on `path`; nullopt (and `missing` set to
 // the program's name) when one is not installed. CUDA is left to
-// cuda_toolkit.hpp, which needs the variant's version.
+// cuda_toolkit.hpp, which needs the variant's version; the C library is the
+// machine's glibc (machine_glibc_run_export).
 std::optional<std::map<std::string, std::string>> machine_compilers(const std::vector<CompilerRequirement>& compilers,
                                                                     const std::string& path, std::string& missing);
+
+// What a package built against this machine's glibc (the machine's stdlib
+// standing in for the channels' sysroot) needs where it runs, as
+// conda-forge's sysroot exports its own: "__glibc >=2.36,<3.0.a0"; nullopt
+// when the C library is not glibc.
+std::optional<std::string> machine_glibc_run_export();
 
 }  // namespace gpuenv::build

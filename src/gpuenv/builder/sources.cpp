@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <future>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -74,6 +75,26 @@ package::DownloadResult download(const std::string& url, const fs::path& destina
   return result.get();
 }
 
+// A regular file of `settings.archive_dirs` (not below them) whose digest is
+// the expected one. Files of another size than a source could have are not
+// hashed: only those at most max_download_bytes.
+std::optional<fs::path> archive_with_digest(const ExpectedDigest& expected, const SourceSettings& settings) {
+  for (const auto& directory : settings.archive_dirs) {
+    std::error_code error;
+    for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+      std::error_code kind_error;
+      if (!it->is_regular_file(kind_error) || it->file_size(kind_error) > settings.max_download_bytes) continue;
+      try {
+        const auto digests = package::hash_file(it->path(), true, true);
+        if (package::same_digest(actual_digest(digests, expected), expected.hex)) return it->path();
+      } catch (const package::PackageError&) {
+        // unreadable: not this one
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 // The verified file of a url source, from the cache or downloaded into it.
 std::expected<fs::path, BuildError> cached_url_source(const recipe::Source& source, const SourceSettings& settings) {
   auto expected = expected_digest(source);
@@ -95,6 +116,24 @@ std::expected<fs::path, BuildError> cached_url_source(const recipe::Source& sour
   }
   fs::create_directories(directory, ignored);
   const auto partial = directory / (".partial-" + std::to_string(::getpid()));
+  if (const auto archive = archive_with_digest(*expected, settings)) {
+    // The copy is what is verified: the file may change after it was hashed.
+    std::error_code error;
+    fs::copy_file(*archive, partial, fs::copy_options::overwrite_existing, error);
+    bool verified = false;
+    try {
+      verified = !error && package::same_digest(actual_digest(package::hash_file(partial, true, true), *expected),
+                                                expected->hex);
+    } catch (const package::PackageError&) {
+    }
+    if (verified) fs::rename(partial, cached, error);
+    if (verified && !error) {
+      log_line(settings, "source: " + source.urls.front() + " from " + archive->string() + " (the recipe's " +
+                             expected->name() + ")");
+      return cached;
+    }
+    fs::remove(partial, ignored);  // changed under us: downloaded below
+  }
   std::string failures;
   for (const auto& url : source.urls) {
     log_line(settings, "source: downloading " + url);

@@ -3,7 +3,8 @@
 //   url   downloaded (http(s) through the net module, file:// copied),
 //         verified against its sha256 or md5 (a mismatch names both
 //         digests), kept in <cache>/build-sources/<digest>/ so a second
-//         build fetches nothing; an archive is extracted (its single
+//         build fetches nothing (a file of the same digest in one of the
+//         `archive_dirs` is taken instead of downloading); an archive is extracted (its single
 //         top-level directory stripped), anything else copied; with
 //         file_name the file is copied under that name, never extracted.
 //   path  relative to the recipe: a directory is copied, a local archive
@@ -39,6 +40,13 @@ struct SourceSettings {
   std::uint64_t max_download_bytes = 8ull << 30;
   std::uint64_t max_unpacked_bytes = 32ull << 30;
   std::function<void(std::string_view)> log;  // one line at a time, no newline
+  // `gpuenv build --source-archives DIR`: directories of source archives
+  // fetched some other way (Debian's .orig tarballs through apt-get source,
+  // a mirror on disk). A url source whose digest one of their files has is
+  // taken from that file instead of downloaded, whatever its name: the
+  // recipe still names the upstream url and digest, and the digest is what
+  // makes the file the same.
+  std::vector<std::filesystem::path> archive_dirs;
 };
 
 std::expected<void, BuildError> fetch_sources(const std::vector<recipe::Source>& sources,

@@ -17,6 +17,12 @@ std::optional<std::string> package_cuda_compiler_version(const std::filesystem::
   return version.Scalar();
 }
 
+std::optional<std::string> variant_cuda_compiler_version(const recipe::RenderedVariant& variant) {
+  const auto value = variant.variant.find("cuda_compiler_version");
+  if (value == variant.variant.end()) return std::nullopt;
+  return value->second.display();
+}
+
 std::optional<std::string> test_cuda_override(const std::optional<std::string>& cuda_compiler_version,
                                               const environment::Settings& settings) {
   if (!cuda_compiler_version) return std::nullopt;

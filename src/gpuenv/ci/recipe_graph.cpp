@@ -5,17 +5,11 @@
 #include <algorithm>
 #include <map>
 
+#include "gpuenv/builder/recipe_order.hpp"
+
 namespace gpuenv::ci {
 
-std::string dependency_name(const recipe::Dependency& dependency) {
-  if (dependency.pin) return dependency.pin->name;
-  const auto& spec = dependency.spec;
-  const auto end = spec.find_first_of(" \t=<>!~[;");
-  auto name = spec.substr(0, end);
-  // channel::name and channel/subdir::name
-  if (const auto colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
-  return name;
-}
+std::string dependency_name(const recipe::Dependency& dependency) { return build::requirement_name(dependency); }
 
 std::expected<RecipeOrder, CiError> order_recipes(const std::vector<RecipeNode>& nodes) {
   std::map<std::string, std::size_t> builder;  // package name -> the first recipe building it

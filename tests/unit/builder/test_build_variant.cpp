@@ -13,6 +13,7 @@
 
 #include "gpuenv/builder/build_recipe.hpp"
 #include "gpuenv/builder/build_variant.hpp"
+#include "gpuenv/builder/work_directory.hpp"
 #include "gpuenv/package/extract.hpp"
 #include "gpuenv/recipe/render.hpp"
 #include "gpuenv/util/environment.hpp"
@@ -189,7 +190,10 @@ TEST_F(BuildVariant, NoarchPackageHoldsWhatTheScriptInstalled) {
     std::string line;
     if (std::getline(lines, line)) env.push_back(line);
   }
-  const auto work = (dir / "output/bld" / built->package.stem()).string();
+  // The work directory is under the build root, whatever the output directory (work_directory.hpp).
+  const auto root_dir = gpuenv::build::build_root(gpuenv::util::EnvLookup{});
+  ASSERT_TRUE(root_dir);
+  const auto work = (*root_dir / built->package.stem()).string();
   ASSERT_EQ(env.size(), 10u);
   EXPECT_EQ(env[0], "greeting");
   EXPECT_EQ(env[1], "1.2");

@@ -251,3 +251,48 @@ TEST_F(Sources, PatchesApplyOrNameTheOneThatDoesNot) {
 }
 
 }  // namespace
+
+// --source-archives: Debian's .orig tarball of an upstream release is the
+// same file under another name; the recipe's upstream url cannot be reached.
+class SourceArchives : public Sources {
+ protected:
+  Source unreachable_source(const fs::path& same_bytes_as) const {
+    Source source;
+    source.kind = Source::Kind::url;
+    source.urls = {"file://" + (dir / "nowhere/proj-1.0.tar.gz").string()};
+    source.sha256 = sha256_of(same_bytes_as);
+    return source;
+  }
+};
+
+TEST_F(SourceArchives, AFileOfTheRecipesDigestStandsInForTheUrlWhateverItsName) {
+  const auto tarball = project_tarball();
+  fs::create_directories(dir / "debian");
+  fs::copy_file(tarball, dir / "debian/proj_1.0.orig.tar.gz");
+  write_text_file(dir / "debian/other_2.0.orig.tar.gz", "another source\n");
+  auto with_archives = settings();
+  with_archives.archive_dirs = {dir / "debian"};
+  std::vector<std::string> log;
+  with_archives.log = [&log](std::string_view line) { log.emplace_back(line); };
+  const auto fetched = fetch_sources({unreachable_source(tarball)}, src(), with_archives);
+  ASSERT_TRUE(fetched) << fetched.error().message;
+  EXPECT_EQ(read_file(src() / "README"), "hello\n");
+  bool said = false;
+  for (const auto& line : log) said = said || line.find("from " + (dir / "debian/proj_1.0.orig.tar.gz").string()) != std::string::npos;
+  EXPECT_TRUE(said) << "the log names the file taken";
+  // Now in the cache: the directory is not needed again.
+  fs::remove_all(src());
+  ASSERT_TRUE(fetch_sources({unreachable_source(tarball)}, src(), settings()));
+}
+
+TEST_F(SourceArchives, AFileOfAnotherDigestIsNotTakenAndTheUrlIsTried) {
+  const auto tarball = project_tarball();
+  fs::create_directories(dir / "debian");
+  write_text_file(dir / "debian/proj-1.0.tar.gz", "same name, other bytes\n");
+  auto with_archives = settings();
+  with_archives.archive_dirs = {dir / "debian"};
+  const auto fetched = fetch_sources({unreachable_source(tarball)}, src(), with_archives);
+  ASSERT_FALSE(fetched);
+  EXPECT_NE(fetched.error().message.find("cannot download the source"), std::string::npos) << fetched.error().message;
+  EXPECT_FALSE(fs::exists(src() / "README"));
+}

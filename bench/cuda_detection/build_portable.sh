@@ -17,13 +17,18 @@ work=build/gpu-portable-build
 out=build/gpu-portable
 rpath='-Wl,--disable-new-dtags,-rpath,$ORIGIN'
 # CMake escapes $ORIGIN for Ninja itself when it comes as the build rpath.
-cmake -S . -B "$work" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUENV_BUILD_TESTS=OFF \
-  '-DCMAKE_BUILD_RPATH=$ORIGIN' -DCMAKE_EXE_LINKER_FLAGS=-Wl,--disable-new-dtags >/dev/null
-cmake --build "$work" --target gpuenv >&2
+# GPUENV_BINARY=build/dev/src/cli/gpuenv: take a gpuenv built already (its
+# rpath is replaced below) instead of a Release build of its own.
+if [ -z "${GPUENV_BINARY:-}" ]; then
+  cmake -S . -B "$work" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUENV_BUILD_TESTS=OFF \
+    '-DCMAKE_BUILD_RPATH=$ORIGIN' -DCMAKE_EXE_LINKER_FLAGS=-Wl,--disable-new-dtags >/dev/null
+  cmake --build "$work" --target gpuenv >&2
+fi
 rm -rf "$out"
 mkdir -p "$out"
-cp "$work/src/cli/gpuenv" "$out/gpuenv"
+cp "${GPUENV_BINARY:-$work/src/cli/gpuenv}" "$out/gpuenv"
 strip "$out/gpuenv"
+[ -z "${GPUENV_BINARY:-}" ] || patchelf --force-rpath --set-rpath '$ORIGIN' "$out/gpuenv"
 g++ -std=c++23 -O2 -I src "$rpath" bench/cuda_detection/cuda_detection_bench.cpp -ldl \
   -o "$out/cuda_detection_bench"
 # glibc's libraries must come from the target (they go with its ld.so).

@@ -107,6 +107,10 @@ LinkingReport check_linking(const LinkingCheckInput& input) {
   // data or script package depends on libraries for its users' sake).
   if (input.elf_files.empty()) return report;
   for (const auto& name : input.run_requirements) {
+    // A Python extension module is loaded into the interpreter and never
+    // links libpython (conda-forge's python links none into them): the
+    // python requirement is for the interpreter, not for its library.
+    if (name == "python") continue;
     const auto libraries = libraries_of.find(name);
     if (libraries == libraries_of.end() || linked_packages.contains(name)) continue;
     report.overdepends.push_back({name, {libraries->second.begin(), libraries->second.end()}});

@@ -74,6 +74,17 @@ TEST(LinkingCheck, ARunRequirementWithLibrariesNothingLinksIsOverdepending) {
   EXPECT_EQ(report.overdepends[0].libraries, (std::vector<std::string>{"libcrypto.so.3", "libssl.so.3"}));
 }
 
+// An extension module (lib/python3.13/site-packages/x.cpython-313-x86_64-linux-gnu.so)
+// never links libpython; its package's python requirement is not overdepending.
+TEST(LinkingCheck, PythonIsNotOverdependingForAnExtensionModule) {
+  LinkingCheckInput input;
+  input.elf_files = {{"lib/python3.13/site-packages/fast.cpython-313-x86_64-linux-gnu.so", "", {"libc.so.6"}}};
+  input.package_files = {"lib/python3.13/site-packages/fast.cpython-313-x86_64-linux-gnu.so"};
+  input.host_packages = {{"python", {"lib/libpython3.13.so.1.0", "lib/libpython3.13.so", "bin/python3.13"}}};
+  input.run_requirements = {"python"};
+  EXPECT_TRUE(check_linking(input).overdepends.empty());
+}
+
 TEST(LinkingCheck, APackageWithoutElfFilesIsNotOverdepending) {
   LinkingCheckInput input;
   input.package_files = {"share/data.txt"};

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Issue 29's stack -- CPython 3.13 and its C libraries, the Python build
+# toolchain, OpenBLAS, NumPy, LLVM 15 (Debian's binaries), llvmlite, Numba,
+# numba-cuda and the CUDA 13.0 pieces it runs on -- built from source by
+# `gpuenv build` into one channel, through the whole-repository path
+# (recipes in the order they need each other, --skip-existing=local), and
+# the wall time and size of every package printed.
+#
+#   bench/python_stack/build_part1.sh [--output-dir DIR] [--gpuenv PATH] [--slice]
+#
+# Sources: the recipes name upstream's URLs and sha256. Where upstream's host
+# is out of reach (GitHub, python.org, zlib.net, ...), Debian's source
+# packages carry the same release: fetch_debian_sources*.sh download them
+# into <cache>/debian-sources; the files that are upstream's byte for byte
+# (the same sha256) are found there by --source-archives, the ones Debian
+# repacked (debian-sources.tsv: needs_source yes) are built first on their own
+# with --source, and the repository build then skips them.
+#
+# --slice: what CI builds (tests/integration/python_stack_slice.sh): the C
+# libraries CPython needs, through the same code path.
+#
+# Not for CI in full: about an hour on 2 cores (bench/python_stack/README.md).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+gpuenv=$root/build/dev/src/cli/gpuenv
+output=$root/build/python-stack
+slice=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --gpuenv) gpuenv=$2; shift 2 ;;
+    --output-dir) output=$2; shift 2 ;;
+    --slice) slice=1; shift ;;
+    *) echo "usage: $0 [--output-dir DIR] [--gpuenv PATH] [--slice]" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$output"
+output=$(cd "$output" && pwd)
+cache=${GPUENV_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpuenv}/debian-sources
+
+c_libraries=(zlib bzip2 xz libffi openssl ncurses readline sqlite)
+python=(python_abi python)
+toolchain=(pip setuptools wheel flit-core packaging pyproject-metadata meson meson-python ninja cython
+           tomli typing_extensions vcs-versioning setuptools_scm)
+numeric=(openblas blas numpy llvmdev llvmlite numba)
+cuda=(cuda-version cuda-nvvm cuda-nvrtc numba-cuda)
+if [ "$slice" = 1 ]; then
+  recipes=(zlib bzip2 xz libffi)
+else
+  recipes=("${c_libraries[@]}" "${python[@]}" "${toolchain[@]}" "${numeric[@]}" "${cuda[@]}")
+fi
+
+started=$(date +%s)
+# Exit 77 (skip) from a fetch script when Debian cannot be reached off CI.
+if [ "$slice" = 1 ]; then
+  "$here/fetch_debian_sources.sh" "${recipes[@]}" > "$output/fetch.log"
+else
+  "$here/fetch_debian_sources.sh" > "$output/fetch.log"
+  "$here/fetch_debian_sources_blas_llvm.sh" "$cache" >> "$output/fetch.log"
+fi
+
+common=(--output-dir "$output" -m "$here/variants.yaml" -c "$output" --override-channels
+        --variant cuda_compiler_version=13.0 --skip-existing=local)
+# The repacked ones first, each from Debian's archive (--source).
+while IFS=$'\t' read -r recipe _ file _ _ needs_source _; do
+  [[ $recipe == \#* || $needs_source != yes ]] && continue
+  [[ " ${recipes[*]} " == *" $recipe "* ]] || continue
+  echo "===== gpuenv build recipes/$recipe --source $cache/$file" >&2
+  nice "$gpuenv" build "$root/recipes/$recipe" "${common[@]}" --source "$cache/$file"
+done < "$here/debian-sources.tsv"
+
+# OpenBLAS: Debian's +ds tarball lacks lapack-netlib/ and relapack/, which
+# fetch_debian_sources_blas_llvm.sh adds from OpenBLAS's git (see there).
+if [ "$slice" = 0 ]; then
+  echo "===== gpuenv build recipes/openblas --source $cache/OpenBLAS-0.3.29-debian+lapack-netlib" >&2
+  nice "$gpuenv" build "$root/recipes/openblas" "${common[@]}" --source "$cache/OpenBLAS-0.3.29-debian+lapack-netlib"
+fi
+
+paths=()
+for recipe in "${recipes[@]}"; do paths+=("$root/recipes/$recipe"); done
+echo "===== gpuenv build (${#recipes[@]} recipes) --source-archives $cache" >&2
+nice "$gpuenv" build "${paths[@]}" "${common[@]}" --source-archives "$cache" | tee "$output/build-table.txt"
+
+echo
+echo "packages (bytes):"
+find "$output/linux-64" "$output/noarch" -name '*.conda' -printf '%10s  %f\n' | sort -k2
+echo "total: $(find "$output" -name '*.conda' | wc -l) packages, $(du -ch "$output"/*/*.conda | tail -n 1 | cut -f1), $(( $(date +%s) - started )) s wall"

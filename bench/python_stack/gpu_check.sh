@@ -48,7 +48,7 @@ start=$(date +%s.%N)
 "$gpuenv" create -y -p "$work/env" -c "$channel" --override-channels python numpy numba numba-cuda cuda-version=13.0 \
   > "$work/create.out" 2>&1
 status=$?
-echo "create: exit $status in $(echo "$(date +%s.%N) - $start" | bc) s"
+echo "create: exit $status in $(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 2))" "$start" "$(date +%s.%N)") s"
 tail -n 40 "$work/create.out"
 check "gpuenv create from the built channel" test "$status" -eq 0
 "$gpuenv" list -p "$work/env" | grep -E "^(python|numpy|numba|numba-cuda|llvmlite|libopenblas|cuda-nvvm|cuda-version) " || true

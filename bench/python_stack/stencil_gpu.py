@@ -15,9 +15,16 @@ import json
 import sys
 import time
 
-import numba
 import numpy as np
-from numba import cuda
+
+# numba-cuda 0.30 registers an overload of np.row_stack at import, which
+# NumPy 2.5 removed (an alias of vstack): the GPU machine's own pip stack
+# (numba-cuda 0.30.4 with numpy 2.5.2) fails there without this shim.
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
+import numba  # noqa: E402
+from numba import cuda  # noqa: E402
 
 
 def smooth_python(x, out):
@@ -53,6 +60,14 @@ def smooth_gpu(x, out):
                      x[i + 1, j - 1] + x[i + 1, j] + x[i + 1, j + 1]) // 9
 
 
+def numba_cuda_version():
+    try:
+        import numba_cuda
+        return numba_cuda.__version__
+    except (ImportError, AttributeError):
+        return "(built into numba)"
+
+
 def best_of(runs, function):
     best = float("inf")
     for _ in range(runs):
@@ -71,7 +86,7 @@ def main():
     n = arguments.size
     image = np.random.default_rng(2024).integers(0, 256, size=(n, n), dtype=np.int64)
     print(f"{arguments.label}: python {sys.version.split()[0]} at {sys.executable}, numpy {np.__version__}, "
-          f"numba {numba.__version__}, numba-cuda {getattr(cuda, '__version__', '?')}", flush=True)
+          f"numba {numba.__version__}, numba-cuda {numba_cuda_version()}", flush=True)
 
     # Pure Python on a slice, scaled by the pixel count.
     s = arguments.python_slice
@@ -111,10 +126,11 @@ def main():
         "gpu == jit": bool(np.array_equal(out_gpu, out_jit)),
     }
     device = cuda.get_current_device()
+    name = getattr(device, "name", "the CUDA simulator")
     result = {
         "label": arguments.label,
         "size": n,
-        "gpu": device.name.decode() if isinstance(device.name, bytes) else device.name,
+        "gpu": name.decode() if isinstance(name, bytes) else name,
         "python_s_scaled": python_seconds,
         "jit_s": jit_seconds,
         "stencil_s": stencil_seconds,

@@ -177,6 +177,33 @@ TEST_F(BuildCli, StdlibWithoutASysrootInTheChannelsIsTheMachinesGlibcAndIsExport
   EXPECT_EQ(index["depends"], nlohmann::json::array({"__glibc >=" + version + ",<3.0.a0"})) << index.dump();
 }
 
+// A staging output is read and rendered, but the builder does not run it:
+// refused, rather than building outputs without what it would have made.
+TEST_F(BuildCli, AStagingOutputIsRefusedNotSilentlySkipped) {
+  const auto recipe = write_recipe("staged", R"(recipe:
+  name: staged
+  version: "1.0"
+outputs:
+  - staging:
+      name: shared-build
+    build:
+      script:
+        - mkdir -p "$PREFIX/share" && echo built > "$PREFIX/share/staged.txt"
+  - package:
+      name: staged-data
+    inherit: shared-build
+    build:
+      noarch: generic
+      script:
+        - test -f "$PREFIX/share/staged.txt"
+)");
+  const auto result = build(recipe);
+  EXPECT_EQ(result.exit_code, 1) << result.err << result.out;
+  EXPECT_NE(result.err.find("the staging output 'shared-build'"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("is not built by gpuenv build yet"), std::string::npos) << result.err;
+  EXPECT_EQ(packages_in_output(), 0u);
+}
+
 TEST_F(BuildCli, BuildingTwiceGivesIdenticalBytes) {
   write_text_file(machine / "greeting/project/message.txt", "hello\n");
   const auto recipe = write_recipe("greeting", greeting_recipe);

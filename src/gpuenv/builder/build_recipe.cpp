@@ -35,6 +35,20 @@ RecipeBuildResult build_recipe(const std::filesystem::path& recipe_file, const R
                               rendered.error().message};
     return result;
   }
+  // A staging output (CEP 14) builds once what several package outputs
+  // install; without it each output's script would run without what the
+  // staging script made. Refused until the builder runs them.
+  for (const auto& variant : rendered->variants) {
+    for (const auto& output : variant.recipe.outputs) {
+      if (output.kind != recipe::Output::Kind::staging) continue;
+      result.error = BuildError{BuildErrorKind::unsupported,
+                                recipe_file.string() + ": the staging output '" + output.name +
+                                    "' (line " + std::to_string(output.position.line) +
+                                    ") is not built by gpuenv build yet: give each package output its own script "
+                                    "(or build the shared part once in the first output's script)"};
+      return result;
+    }
+  }
   // render_recipe_file read it within the same bound; a change since is refused.
   auto text = util::read_text_file_at_most(recipe_file, recipe::RecipeOptions{}.max_file_bytes);
   if (!text) {

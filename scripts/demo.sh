@@ -71,7 +71,7 @@ printf '\n$ gpuenv build recipes/examples/{stencil,stencil-stats,stencil-samples
   "$examples_channel" "$cuda_versions"
 (cd "$root" && env -u CONDA_OVERRIDE_CUDA "$GPUENV_BIN" build recipes/examples/stencil recipes/examples/stencil-stats \
   recipes/examples/stencil-samples --output-dir "$examples_channel" --override-channels \
-  --variant "cuda_compiler_version=$cuda_versions" 2>&1 | grep -E '^(built|gpuenv: error)')
+  --variant "cuda_compiler_version=$cuda_versions" --skip-existing=none 2>&1 | grep -E '^(built|gpuenv: error)')
 step create -y -p "$examples_prefix" -c "$examples_channel" --override-channels stencil-stats stencil-samples
 step run -p "$examples_prefix" -- stencil-stats 512 512
 step run -p "$examples_prefix" -- stencil-samples

@@ -117,12 +117,14 @@ void CudaRecipes::the_channel_holds_the_components_of_every_release() const {
         "cuda-nvvm-dev_linux-64-12.9.86-", "cuda-nvvm-tools-13.0.88-", "cuda-nvvm-impl-13.0.88-",
         "cuda-nvvm-dev_linux-64-13.0.88-", "cuda-nvvm-13.0.88-", "cuda-nvcc-tools-13.0.88-",
         "cuda-nvcc-dev_linux-64-13.0.88-", "cuda-nvcc-impl-13.0.88-", "cuda-nvcc_linux-64-13.0.88-",
+        "cuda-nvcc-13.0.88-",  // the metapackage users install
         // 12.4: all of them, the compiler included.
         "cuda-version-12.4-", "cuda-cccl_linux-64-12.4.127-", "cuda-cccl-12.4.127-", "cuda-cudart-12.4.127-",
         "cuda-cudart-dev-12.4.127-", "cuda-cudart-static-12.4.127-", "cuda-crt-dev_linux-64-12.4.131-",
         "cuda-crt-tools-12.4.131-", "cuda-crt-12.4.131-", "cuda-nvvm-tools-12.4.131-", "cuda-nvvm-impl-12.4.131-",
         "cuda-nvvm-dev_linux-64-12.4.131-", "cuda-nvvm-12.4.131-", "cuda-nvcc-tools-12.4.131-",
-        "cuda-nvcc-dev_linux-64-12.4.131-", "cuda-nvcc-impl-12.4.131-", "cuda-nvcc_linux-64-12.4.131-"}) {
+        "cuda-nvcc-dev_linux-64-12.4.131-", "cuda-nvcc-impl-12.4.131-", "cuda-nvcc_linux-64-12.4.131-",
+        "cuda-nvcc-12.4.131-"}) {
     EXPECT_NE(listing.find("\n" + package), std::string::npos) << package << " missing from\n" << listing;
   }
   // No nvcc 12.9 is made up from wheels that do not have one.

@@ -6,7 +6,7 @@
 # (recipes in the order they need each other, --skip-existing=local), and
 # the wall time and size of every package printed.
 #
-#   bench/python_stack/build_part1.sh [--output-dir DIR] [--gpuenv PATH] [--slice]
+#   bench/python_stack/build_part1.sh [--output-dir DIR] [--gpuenv PATH] [--slice] [RECIPE...]
 #
 # Sources: the recipes name upstream's URLs and sha256. Where upstream's host
 # is out of reach (GitHub, python.org, zlib.net, ...), Debian's source
@@ -31,7 +31,8 @@ while [ $# -gt 0 ]; do
     --gpuenv) gpuenv=$2; shift 2 ;;
     --output-dir) output=$2; shift 2 ;;
     --slice) slice=1; shift ;;
-    *) echo "usage: $0 [--output-dir DIR] [--gpuenv PATH] [--slice]" >&2; exit 2 ;;
+    -*) echo "usage: $0 [--output-dir DIR] [--gpuenv PATH] [--slice] [RECIPE...]" >&2; exit 2 ;;
+    *) break ;;
   esac
 done
 mkdir -p "$output"
@@ -44,7 +45,9 @@ toolchain=(pip setuptools wheel flit-core packaging pyproject-metadata meson mes
            tomli typing_extensions vcs-versioning setuptools_scm)
 numeric=(openblas blas numpy llvmdev llvmlite numba)
 cuda=(cuda-version cuda-nvvm cuda-nvrtc numba-cuda)
-if [ "$slice" = 1 ]; then
+if [ $# -gt 0 ]; then
+  recipes=("$@")  # a part of the stack, still through the repository build
+elif [ "$slice" = 1 ]; then
   recipes=(zlib bzip2 xz libffi)
 else
   recipes=("${c_libraries[@]}" "${python[@]}" "${toolchain[@]}" "${numeric[@]}" "${cuda[@]}")
@@ -52,10 +55,8 @@ fi
 
 started=$(date +%s)
 # Exit 77 (skip) from a fetch script when Debian cannot be reached off CI.
-if [ "$slice" = 1 ]; then
-  "$here/fetch_debian_sources.sh" "${recipes[@]}" > "$output/fetch.log"
-else
-  "$here/fetch_debian_sources.sh" > "$output/fetch.log"
+"$here/fetch_debian_sources.sh" "${recipes[@]}" > "$output/fetch.log"
+if [[ " ${recipes[*]} " == *" openblas "* || " ${recipes[*]} " == *" llvmdev "* ]]; then
   "$here/fetch_debian_sources_blas_llvm.sh" "$cache" >> "$output/fetch.log"
 fi
 
@@ -71,7 +72,7 @@ done < "$here/debian-sources.tsv"
 
 # OpenBLAS: Debian's +ds tarball lacks lapack-netlib/ and relapack/, which
 # fetch_debian_sources_blas_llvm.sh adds from OpenBLAS's git (see there).
-if [ "$slice" = 0 ]; then
+if [[ " ${recipes[*]} " == *" openblas "* ]]; then
   echo "===== gpuenv build recipes/openblas --source $cache/OpenBLAS-0.3.29-debian+lapack-netlib" >&2
   nice "$gpuenv" build "$root/recipes/openblas" "${common[@]}" --source "$cache/OpenBLAS-0.3.29-debian+lapack-netlib"
 fi

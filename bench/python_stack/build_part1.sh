@@ -13,8 +13,7 @@
 # packages carry the same release: fetch_debian_sources*.sh download them
 # into <cache>/debian-sources; the files that are upstream's byte for byte
 # (the same sha256) are found there by --source-archives, the ones Debian
-# repacked (debian-sources.tsv: needs_source yes) are built first on their own
-# with --source, and the repository build then skips them.
+# repacked (debian-sources.tsv: needs_source yes) are named by --source-for.
 #
 # --slice: what CI builds (tests/integration/python_stack_slice.sh): the C
 # libraries CPython needs, through the same code path.
@@ -62,25 +61,24 @@ fi
 
 common=(--output-dir "$output" -m "$here/variants.yaml" -c "$output" --override-channels
         --variant cuda_compiler_version=13.0 --skip-existing=local)
-# The repacked ones first, each from Debian's archive (--source).
+# The repacked ones take Debian's archive as their source (--source-for), in
+# the repository build's order like the rest.
+overrides=()
 while IFS=$'\t' read -r recipe _ file _ _ needs_source _; do
   [[ $recipe == \#* || $needs_source != yes ]] && continue
-  [[ " ${recipes[*]} " == *" $recipe "* ]] || continue
-  echo "===== gpuenv build recipes/$recipe --source $cache/$file" >&2
-  nice "$gpuenv" build "$root/recipes/$recipe" "${common[@]}" --source "$cache/$file"
+  [[ " ${recipes[*]} " == *" $recipe "* ]] && overrides+=(--source-for "$recipe=$cache/$file")
 done < "$here/debian-sources.tsv"
-
 # OpenBLAS: Debian's +ds tarball lacks lapack-netlib/ and relapack/, which
 # fetch_debian_sources_blas_llvm.sh adds from OpenBLAS's git (see there).
 if [[ " ${recipes[*]} " == *" openblas "* ]]; then
-  echo "===== gpuenv build recipes/openblas --source $cache/OpenBLAS-0.3.29-debian+lapack-netlib" >&2
-  nice "$gpuenv" build "$root/recipes/openblas" "${common[@]}" --source "$cache/OpenBLAS-0.3.29-debian+lapack-netlib"
+  overrides+=(--source-for "openblas=$cache/OpenBLAS-0.3.29-debian+lapack-netlib")
 fi
 
 paths=()
 for recipe in "${recipes[@]}"; do paths+=("$root/recipes/$recipe"); done
 echo "===== gpuenv build (${#recipes[@]} recipes) --source-archives $cache" >&2
-nice "$gpuenv" build "${paths[@]}" "${common[@]}" --source-archives "$cache" | tee "$output/build-table.txt"
+nice "$gpuenv" build "${paths[@]}" "${common[@]}" --source-archives "$cache" "${overrides[@]}" |
+  tee "$output/build-table.txt"
 
 echo
 echo "packages (bytes):"

@@ -9,6 +9,7 @@
 #include <expected>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,7 @@ struct BuildArguments {
   bool dry_run = false;
   std::string skip_existing;  // none | local; empty: the default for the number of recipes
   std::vector<std::string> source_archives;
+  std::vector<std::string> sources_for;  // --source-for RECIPE=PATH
 };
 
 // The recipe files the arguments name (directories of recipes expanded).
@@ -177,6 +179,20 @@ int run_build(const BuildArguments& arguments) {
                               std::to_string(recipe_files->size()) + " recipes were given: build that recipe "
                               "on its own first (a later whole-repository build skips it)", arguments.json);
   }
+  std::map<fs::path, build::SourceOverride> recipe_source_overrides;
+  for (const auto& text : arguments.sources_for) {
+    const auto equals = text.find('=');
+    const auto name = text.substr(0, equals);
+    const auto recipe = std::find_if(recipe_files->begin(), recipe_files->end(),
+                                     [&name](const fs::path& file) { return file.parent_path().filename() == name; });
+    if (equals == std::string::npos || recipe == recipe_files->end()) {
+      return report_usage_error("--source-for " + text + " does not name a recipe being built: write RECIPE=PATH, "
+                                "RECIPE being the recipe's directory name (recipes/zlib: zlib)", arguments.json);
+    }
+    auto override = build::make_source_override(text.substr(equals + 1), std::nullopt);
+    if (!override) return report_usage_error(override.error().message, arguments.json);
+    recipe_source_overrides[*recipe] = std::move(*override);
+  }
   const auto skip_existing = skip_existing_of(arguments, recipe_files->size());
   if (!skip_existing) return report_usage_error(skip_existing.error(), arguments.json);
   CliBuildObserver observer(arguments.json);
@@ -189,6 +205,7 @@ int run_build(const BuildArguments& arguments) {
   request.source_override = *source_override;
   request.run_tests = !arguments.no_test && arguments.test_mode != "skip";
   request.skip_existing = *skip_existing;
+  request.recipe_source_overrides = std::move(recipe_source_overrides);
   for (const auto& directory : arguments.source_archives) {
     std::error_code error;
     if (!fs::is_directory(directory, error)) {
@@ -244,6 +261,10 @@ void add_build_command(CLI::App& app, Runner& run) {
                   "conda (default) or tar-bz2, optionally with a compression level: conda:22, tar-bz2:9");
   sub->add_option("--source", arguments->source,
                   "Build from this directory or archive instead of the recipe's sources (recorded in about.json)");
+  sub->add_option("--source-for", arguments->sources_for,
+                  "RECIPE=PATH: build that recipe (its directory's name) from this directory or archive, as "
+                  "--source does for one recipe, within a build of several (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("--source-archives", arguments->source_archives,
                   "A directory of source archives fetched another way (Debian's .orig tarballs, a mirror): a url "
                   "source whose sha256 one of its files has is taken from that file, whatever its name (repeatable)")

@@ -145,6 +145,31 @@ TEST_F(BuildRepositoryCli, ACycleIsRefusedNamingTheRecipesInItAndNothingIsBuilt)
   EXPECT_FALSE(fs::exists(output() / "noarch")) << "nothing may be built before the order is known";
 }
 
+// --source-for RECIPE=PATH: one recipe of the repository built from a local
+// archive (Debian's repacked .orig, say) instead of its unreachable url, in
+// the repository's order like the rest.
+TEST_F(BuildRepositoryCli, SourceForGivesOneRecipeItsSourceWithinTheRepositoryBuild) {
+  write_text_file(repository() / "a-app/recipe.yaml", recipe_text("app", {"zero"}));
+  write_text_file(repository() / "z-zero/recipe.yaml", R"(package:
+  name: zero
+  version: "1.0"
+source:
+  url: http://127.0.0.1:9/zero-1.0.tar.gz
+  sha256: 0000000000000000000000000000000000000000000000000000000000000000
+build:
+  noarch: generic
+  script:
+    - mkdir -p "$PREFIX/share/zero" && cp message.txt "$PREFIX/share/zero/"
+)");
+  write_text_file(machine / "zero-src/message.txt", "from the local source\n");
+  const auto result = build({"--source-for", "z-zero=" + (machine / "zero-src").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  EXPECT_NE(result.out.find("2 recipes: 2 built"), std::string::npos) << result.out;
+  const auto wrong = build({"--source-for", "nonesuch=" + (machine / "zero-src").string()});
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.err;
+  EXPECT_NE(wrong.err.find("does not name a recipe being built"), std::string::npos) << wrong.err;
+}
+
 TEST_F(BuildRepositoryCli, SourceOverridesAreRefusedForSeveralRecipes) {
   write_chain();
   write_text_file(machine / "src/file.txt", "x");

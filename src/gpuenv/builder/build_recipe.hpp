@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct RecipeBuildRequest {
   // output channel is not built again.
   bool skip_existing = false;
   std::vector<std::filesystem::path> source_archive_dirs;  // --source-archives (sources.hpp)
+  // --source-for RECIPE=PATH: one recipe's source override in a repository
+  // build, by recipe file (build_repository applies it as source_override).
+  std::map<std::filesystem::path, SourceOverride> recipe_source_overrides;
 };
 
 struct BuiltVariant {

@@ -43,7 +43,13 @@ RepositoryBuildResult build_repository(const std::vector<std::filesystem::path>&
     auto& outcome = result.recipes[k];
     if (total > 1) observer.step(fmt::format("[{}/{}] recipe {}", k + 1, total, outcome.recipe_file.string()));
     const auto start = Clock::now();
-    auto built = build_recipe(outcome.recipe_file, request, observer);
+    auto built = [&] {
+      const auto override = request.recipe_source_overrides.find(outcome.recipe_file);
+      if (override == request.recipe_source_overrides.end()) return build_recipe(outcome.recipe_file, request, observer);
+      auto with_source = request;
+      with_source.source_override = override->second;
+      return build_recipe(outcome.recipe_file, with_source, observer);
+    }();
     outcome.seconds = seconds_since(start);
     outcome.built = std::move(built.built);
     outcome.skipped = std::move(built.skipped);

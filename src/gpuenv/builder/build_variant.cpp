@@ -259,7 +259,7 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   // (a CUDA package built earlier) can be installed (test_machine.hpp).
   auto cuda_version = variant_cuda_compiler_version(variant);
   if (!cuda_version) cuda_version = request.configured_cuda_version;
-  const auto cuda_override = test_cuda_override(cuda_version, settings);
+  const auto cuda_override = cuda_override_without_driver(cuda_version, settings);
   if (cuda_override) settings = settings_with_cuda_override(settings, *cuda_override);
   const auto& requirements = variant.requirements();
   const auto& build = output_build(variant);

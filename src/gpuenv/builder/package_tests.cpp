@@ -386,7 +386,7 @@ std::expected<PackageTestReport, BuildError> test_package(const PackageTestReque
   }
   // A CUDA build's tests on a machine without a driver (test_machine.hpp).
   std::optional<environment::Settings> cuda_settings;
-  if (const auto cuda = test_cuda_override(package_cuda_compiler_version(package_root), *request.settings)) {
+  if (const auto cuda = cuda_override_without_driver(package_cuda_compiler_version(package_root), *request.settings)) {
     cuda_settings = settings_with_cuda_override(*request.settings, *cuda);
     staged.settings = &*cuda_settings;
     observer.step("tests: no NVIDIA driver here; the test environments are solved as CUDA " + *cuda +

@@ -23,7 +23,7 @@ std::optional<std::string> variant_cuda_compiler_version(const recipe::RenderedV
   return value->second.display();
 }
 
-std::optional<std::string> test_cuda_override(const std::optional<std::string>& cuda_compiler_version,
+std::optional<std::string> cuda_override_without_driver(const std::optional<std::string>& cuda_compiler_version,
                                               const environment::Settings& settings) {
   if (!cuda_compiler_version) return std::nullopt;
   const std::string& cuda = *cuda_compiler_version;

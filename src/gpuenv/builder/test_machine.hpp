@@ -30,7 +30,7 @@ std::optional<std::string> variant_cuda_compiler_version(const recipe::RenderedV
 // The CUDA version to solve a CUDA build's environments for when this machine cannot say:
 // `cuda_compiler_version` when it is one (not "None"), no driver gives
 // __cuda and CONDA_OVERRIDE_CUDA is unset.
-std::optional<std::string> test_cuda_override(const std::optional<std::string>& cuda_compiler_version,
+std::optional<std::string> cuda_override_without_driver(const std::optional<std::string>& cuda_compiler_version,
                                               const environment::Settings& settings);
 
 // `settings` whose environment answers CONDA_OVERRIDE_CUDA with `version`.

@@ -6,7 +6,7 @@
 # (recipes in the order they need each other, --skip-existing=local), and
 # the wall time and size of every package printed.
 #
-#   bench/python_stack/build_part1.sh [--output-dir DIR] [--gpuenv PATH] [--slice] [RECIPE...]
+#   bench/python_stack/build_part1.sh [--output-dir DIR] [--gpuenv PATH] [--image NAME] [--slice] [RECIPE...]
 #
 # Sources: the recipes name upstream's URLs and sha256. Where upstream's host
 # is out of reach (GitHub, python.org, zlib.net, ...), Debian's source
@@ -14,6 +14,11 @@
 # into <cache>/debian-sources; the files that are upstream's byte for byte
 # (the same sha256) are found there by --source-archives, the ones Debian
 # repacked (debian-sources.tsv: needs_source yes) are named by --source-for.
+#
+# --image NAME: inside that CI image (ci-images/NAME; cuda13.0 for the
+# issue's figures) through `gpuenv ci run --runner chroot` -- one job per
+# recipe variant, in the same order, with the same sources and skipping --
+# instead of `gpuenv build` on this machine. Needs root and debootstrap.
 #
 # --slice: what CI builds (tests/integration/python_stack_slice.sh): the C
 # libraries CPython needs, through the same code path.
@@ -25,12 +30,14 @@ root=$(cd "$here/../.." && pwd)
 gpuenv=$root/build/dev/src/cli/gpuenv
 output=$root/build/python-stack
 slice=0
+image=
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpuenv) gpuenv=$2; shift 2 ;;
     --output-dir) output=$2; shift 2 ;;
+    --image) image=$2; shift 2 ;;
     --slice) slice=1; shift ;;
-    -*) echo "usage: $0 [--output-dir DIR] [--gpuenv PATH] [--slice] [RECIPE...]" >&2; exit 2 ;;
+    -*) echo "usage: $0 [--output-dir DIR] [--gpuenv PATH] [--image NAME] [--slice] [RECIPE...]" >&2; exit 2 ;;
     *) break ;;
   esac
 done
@@ -68,17 +75,26 @@ while IFS=$'\t' read -r recipe _ file _ _ needs_source _; do
   [[ $recipe == \#* || $needs_source != yes ]] && continue
   [[ " ${recipes[*]} " == *" $recipe "* ]] && overrides+=(--source-for "$recipe=$cache/$file")
 done < "$here/debian-sources.tsv"
-# OpenBLAS: Debian's +ds tarball lacks lapack-netlib/ and relapack/, which
-# fetch_debian_sources_blas_llvm.sh adds from OpenBLAS's git (see there).
+# OpenBLAS: Debian's +ds tarball lacks lapack-netlib/, which
+# fetch_debian_sources_blas_llvm.sh fills with Debian's lapack source (see there).
 if [[ " ${recipes[*]} " == *" openblas "* ]]; then
-  overrides+=(--source-for "openblas=$cache/OpenBLAS-0.3.29-debian+lapack-netlib")
+  overrides+=(--source-for "openblas=$cache/OpenBLAS-0.3.29+ds+lapack-3.12.1")
 fi
 
 paths=()
 for recipe in "${recipes[@]}"; do paths+=("$root/recipes/$recipe"); done
-echo "===== gpuenv build (${#recipes[@]} recipes) --source-archives $cache" >&2
-nice "$gpuenv" build "${paths[@]}" "${common[@]}" --source-archives "$cache" "${overrides[@]}" |
-  tee "$output/build-table.txt"
+if [ -n "$image" ]; then
+  # The image's builds see the output channel itself (mounted read-write);
+  # --variant here selects the variant files' CUDA 13.0 variants.
+  echo "===== gpuenv ci run --image $image (${#recipes[@]} recipes) --source-archives $cache" >&2
+  (cd "$root" && nice "$gpuenv" ci run "${paths[@]}" --image "$image" --runner chroot --output-dir "$output" \
+     -m "$here/variants.yaml" --override-channels --variant cuda_compiler_version=13.0 --skip-existing=local \
+     --source-archives "$cache" "${overrides[@]}") 2> "$output/ci-run.log" | tee "$output/build-table.txt"
+else
+  echo "===== gpuenv build (${#recipes[@]} recipes) --source-archives $cache" >&2
+  nice "$gpuenv" build "${paths[@]}" "${common[@]}" --source-archives "$cache" "${overrides[@]}" |
+    tee "$output/build-table.txt"
+fi
 
 echo
 echo "packages (bytes):"

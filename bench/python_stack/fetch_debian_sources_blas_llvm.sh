@@ -3,8 +3,9 @@
 # neither read for sources nor changed; no root needed), what the
 # recipes/openblas and recipes/llvmdev builds take from Debian when GitHub
 # is out of reach:
-#   - trixie's openblas source package (the upstream tarball, repacked +ds),
-#     given to `gpuenv build recipes/openblas --source <orig> --source-version V`;
+#   - trixie's openblas source package (the upstream tarball, repacked +ds)
+#     and its lapack source package (Reference-LAPACK 3.12.1), put together
+#     into the directory build_part1.sh gives `--source-for openblas=`;
 #   - bookworm's llvm-toolchain-15 binary packages (llvm-15, llvm-15-dev,
 #     llvm-15-tools, libllvm15), which recipes/llvmdev downloads itself by
 #     URL + sha256; here they are only listed with the SHA256 Debian's
@@ -58,20 +59,29 @@ ls -la "$dest"
 
 # OpenBLAS's source as recipes/openblas builds it. Debian's +ds tarball
 # leaves out lapack-netlib/ and relapack/ (debian/copyright Files-Excluded:
-# Debian links its own LAPACK instead), but conda-forge's libopenblas
-# carries OpenBLAS's own LAPACK(E). GitHub is out of reach, so those two
-# directories come from OpenBLAS's upstream git as the stored mirror has
-# it (OPENBLAS_GIT, default the `fetch` tool's copy; its newest commit
-# 72461f1c8 of 2024-10-23, between 0.3.28 and 0.3.29 -- 0.3.29's LAPACK
-# changes after that date, Reference-LAPACK PRs 1062/1064/1080, are missing).
-openblas_git=${OPENBLAS_GIT:-/work/.mirror/OpenMathLib+OpenBLAS/repo}
-openblas_lapack_rev=${OPENBLAS_LAPACK_REV:-72461f1c8c11bb6fca450388e5c4bc966f9e4048}
-composed=$dest/OpenBLAS-0.3.29-debian+lapack-netlib
-if [ -d "$openblas_git" ]; then
-  rm -rf "$composed" && mkdir -p "$composed"
-  tar -xJf "$dest/$(basename "$orig")" -C "$composed" --strip-components=1
-  git -C "$openblas_git" archive "$openblas_lapack_rev" lapack-netlib relapack | tar -x -C "$composed"
-  echo "openblas composed source: $composed (lapack-netlib, relapack from $openblas_lapack_rev)"
-else
-  echo "no OpenBLAS git at $openblas_git: $composed not made (LAPACK would be missing)" >&2
+# Debian builds OpenBLAS on its own lapack package). Debian's lapack source
+# is Reference-LAPACK's v3.12.1 release archive byte for byte (the sha256
+# below is that of github.com/Reference-LAPACK/lapack/archive/refs/tags/v3.12.1.tar.gz):
+# it goes into lapack-netlib/, and recipes/openblas/build.sh leaves out of it
+# what OpenBLAS implements itself (see there). relapack/ is only built with
+# BUILD_RELAPACK=1, which neither conda-forge nor the recipe sets.
+lapack_sha256=2ca6407a001a474d4d4d35f3a61550156050c48016d949f0da0529c0aa052422
+# Only the .orig is used, and it is checked against the pinned sha256 below:
+# a mirror whose index names a .dsc revision it no longer holds (seen here:
+# lapack_3.12.1-6.dsc 404) still serves it, so apt-get's exit status is not
+# the verdict.
+(cd "$apt_dir/download" && apt-get "${apt_options[@]}" -qq source --download-only lapack/trixie) ||
+  echo "apt-get source lapack/trixie did not fetch every file; checking its .orig" >&2
+lapack_orig="$apt_dir/download/lapack_3.12.1.orig.tar.gz"
+[ -f "$lapack_orig" ] || { echo "no $lapack_orig from Debian's mirror" >&2; exit 1; }
+actual=$(sha256sum "$lapack_orig" | cut -d' ' -f1)
+if [ "$actual" != "$lapack_sha256" ]; then
+  echo "$lapack_orig: sha256 $actual, not Reference-LAPACK v3.12.1's $lapack_sha256" >&2
+  exit 1
 fi
+cp "$lapack_orig" "$dest/"
+composed=$dest/OpenBLAS-0.3.29+ds+lapack-3.12.1
+rm -rf "$composed" && mkdir -p "$composed/lapack-netlib"
+tar -xJf "$dest/$(basename "$orig")" -C "$composed" --strip-components=1
+tar -xzf "$lapack_orig" -C "$composed/lapack-netlib" --strip-components=1
+echo "openblas composed source: $composed (lapack-netlib: Reference-LAPACK 3.12.1, sha256 $lapack_sha256)"

@@ -36,6 +36,30 @@ tree=${OPENBLAS_BUILD_TREE:-$(cd "$SRC_DIR/../.." && pwd)/openblas-build-${PKG_V
 if [ ! -f "$tree/.gpuenv-built" ]; then
   rm -rf "$tree"
   cp -a "$SRC_DIR" "$tree"
+  if ! grep -q "filter out optimized codes from OpenBLAS" "$tree/lapack-netlib/SRC/Makefile"; then
+    # lapack-netlib/ is Reference-LAPACK's release, not OpenBLAS's copy of it:
+    # Debian's OpenBLAS source (+ds) leaves lapack-netlib/ out, and
+    # bench/python_stack/fetch_debian_sources_blas_llvm.sh puts Debian's lapack
+    # source (upstream's v3.12.1 archive) there, as Debian builds OpenBLAS on
+    # its lapack package. Two adjustments OpenBLAS's copy carries:
+    # - the routines OpenBLAS implements itself (interface/lapack) and its
+    #   xerbla/lsame stay out of the archive; `ar -ru` would otherwise replace
+    #   OpenBLAS's optimized getrf, potrf, ... with the reference ones;
+    # - ?combssq (removed in LAPACK 3.10.1) is no longer exported or linked
+    #   (exports/gensymbol), as Debian's combssq-deprecate.patch does.
+    echo "lapack-netlib is Reference-LAPACK's: leaving out what OpenBLAS implements itself"
+    own=(xerbla.o ../INSTALL/lsame.o)
+    for p in s d c z; do
+      for r in getrf getrs potrf getf2 potf2 laswp gesv lauu2 lauum trti2 trtri trtrs symv syr spmv spr; do
+        own+=("$p$r.o")
+      done
+    done
+    sed -i "/^   \$(SCLAUX) \$(DZLAUX) \$(ALLAUX)\$/a ALLOBJ := \$(filter-out ${own[*]},\$(ALLOBJ))" \
+      "$tree/lapack-netlib/SRC/Makefile"
+    grep -q '^ALLOBJ := $(filter-out xerbla.o' "$tree/lapack-netlib/SRC/Makefile" ||
+      { echo "lapack-netlib/SRC/Makefile: no ALLOBJ definition to filter (not Reference-LAPACK 3.12?)" >&2; exit 1; }
+    sed -i '/^ *[sd]combssq$/d' "$tree/exports/gensymbol"
+  fi
   make -C "$tree" -j"${CPU_COUNT}" QUIET_MAKE=1 "${options[@]}" shared
   touch "$tree/.gpuenv-built"
 fi

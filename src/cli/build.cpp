@@ -20,6 +20,7 @@
 #include "channel_setup.hpp"
 #include "command.hpp"
 #include "error_output.hpp"
+#include "repository_options.hpp"
 #include "gpuenv/builder/build_plan.hpp"
 #include "gpuenv/builder/build_recipe.hpp"
 #include "gpuenv/builder/build_repository.hpp"
@@ -48,9 +49,7 @@ struct BuildArguments {
   std::string test_mode = "native";  // rattler-build's --test: skip | native | native-and-emulated
   bool no_test = false;
   bool dry_run = false;
-  std::string skip_existing;  // none | local; empty: the default for the number of recipes
-  std::vector<std::string> source_archives;
-  std::vector<std::string> sources_for;  // --source-for RECIPE=PATH
+  RepositoryArguments repository;  // --source-for, --source-archives, --skip-existing
 };
 
 // The recipe files the arguments name (directories of recipes expanded).
@@ -107,19 +106,6 @@ int run_dry_run(const BuildArguments& arguments, const environment::Settings& se
   const bool solved =
       std::all_of(planned.begin(), planned.end(), [](const build::PlannedRecipe& each) { return each.plan.solved(); });
   return solved ? 0 : 1;
-}
-
-// --skip-existing: none, or local (the output channel); the default is
-// local for a whole repository (several recipes), none for one recipe.
-std::expected<bool, std::string> skip_existing_of(const BuildArguments& arguments, std::size_t recipes) {
-  if (arguments.skip_existing.empty()) return recipes > 1;
-  if (arguments.skip_existing == "local") return true;
-  if (arguments.skip_existing == "none") return false;
-  if (arguments.skip_existing == "all") {
-    return std::unexpected(std::string("--skip-existing all (also skipping what the -c channels have) is not "
-                                       "supported yet: use local (the output channel) or none"));
-  }
-  return std::unexpected("--skip-existing " + arguments.skip_existing + " is not one of none, local");
 }
 
 void print_built(const build::BuiltVariant& each) {
@@ -179,21 +165,15 @@ int run_build(const BuildArguments& arguments) {
                               std::to_string(recipe_files->size()) + " recipes were given: build that recipe "
                               "on its own first (a later whole-repository build skips it)", arguments.json);
   }
+  const auto sources_for = sources_for_recipes(arguments.repository.sources_for, *recipe_files);
+  if (!sources_for) return report_usage_error(sources_for.error(), arguments.json);
   std::map<fs::path, build::SourceOverride> recipe_source_overrides;
-  for (const auto& text : arguments.sources_for) {
-    const auto equals = text.find('=');
-    const auto name = text.substr(0, equals);
-    const auto recipe = std::find_if(recipe_files->begin(), recipe_files->end(),
-                                     [&name](const fs::path& file) { return file.parent_path().filename() == name; });
-    if (equals == std::string::npos || recipe == recipe_files->end()) {
-      return report_usage_error("--source-for " + text + " does not name a recipe being built: write RECIPE=PATH, "
-                                "RECIPE being the recipe's directory name (recipes/zlib: zlib)", arguments.json);
-    }
-    auto override = build::make_source_override(text.substr(equals + 1), std::nullopt);
+  for (const auto& [recipe, path] : *sources_for) {
+    auto override = build::make_source_override(path, std::nullopt);
     if (!override) return report_usage_error(override.error().message, arguments.json);
-    recipe_source_overrides[*recipe] = std::move(*override);
+    recipe_source_overrides[recipe] = std::move(*override);
   }
-  const auto skip_existing = skip_existing_of(arguments, recipe_files->size());
+  const auto skip_existing = skip_existing_of(arguments.repository.skip_existing, recipe_files->size());
   if (!skip_existing) return report_usage_error(skip_existing.error(), arguments.json);
   CliBuildObserver observer(arguments.json);
   build::RecipeBuildRequest request;
@@ -206,7 +186,7 @@ int run_build(const BuildArguments& arguments) {
   request.run_tests = !arguments.no_test && arguments.test_mode != "skip";
   request.skip_existing = *skip_existing;
   request.recipe_source_overrides = std::move(recipe_source_overrides);
-  for (const auto& directory : arguments.source_archives) {
+  for (const auto& directory : arguments.repository.source_archives) {
     std::error_code error;
     if (!fs::is_directory(directory, error)) {
       return report_usage_error("--source-archives " + directory + " is not a directory", arguments.json);
@@ -261,14 +241,7 @@ void add_build_command(CLI::App& app, Runner& run) {
                   "conda (default) or tar-bz2, optionally with a compression level: conda:22, tar-bz2:9");
   sub->add_option("--source", arguments->source,
                   "Build from this directory or archive instead of the recipe's sources (recorded in about.json)");
-  sub->add_option("--source-for", arguments->sources_for,
-                  "RECIPE=PATH: build that recipe (its directory's name) from this directory or archive, as "
-                  "--source does for one recipe, within a build of several (repeatable)")
-      ->allow_extra_args(false);
-  sub->add_option("--source-archives", arguments->source_archives,
-                  "A directory of source archives fetched another way (Debian's .orig tarballs, a mirror): a url "
-                  "source whose sha256 one of its files has is taken from that file, whatever its name (repeatable)")
-      ->allow_extra_args(false);
+  add_repository_options(sub, arguments->repository);
   sub->add_option("--source-version", arguments->source_version,
                   "Build under this version instead of the recipe's (recorded in about.json)");
   sub->add_option("--test", arguments->test_mode,
@@ -279,9 +252,6 @@ void add_build_command(CLI::App& app, Runner& run) {
   sub->add_flag("--dry-run", arguments->dry_run,
                 "Only plan: render every variant and solve its build and host environments (nothing fetched, "
                 "extracted or built); exit 1 when one cannot be solved");
-  sub->add_flag("--skip-existing{local}", arguments->skip_existing,
-                "Do not build a variant whose package is already in the output channel: local, or none to "
-                "rebuild (default: local when several recipes or a directory of recipes are built, none for one)");
   sub->add_flag("--json", arguments->json, "Print JSON (steps and script output only in the log)");
   sub->callback([&run, arguments] { run = [arguments] { return run_build(*arguments); }; });
 }

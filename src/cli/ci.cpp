@@ -6,8 +6,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 
 #include "command.hpp"
 #include "error_output.hpp"
+#include "repository_options.hpp"
 #include "gpuenv/ci/channel_check.hpp"
 #include "gpuenv/ci/ci_config.hpp"
 #include "gpuenv/ci/ci_matrix.hpp"
@@ -67,6 +70,7 @@ struct RunCiArguments {
   bool override_channels = false;
   std::optional<std::string> source;
   std::optional<std::string> source_version;
+  RepositoryArguments repository;  // --source-for, --source-archives, --skip-existing
   bool json = false;
 };
 
@@ -156,6 +160,14 @@ int run_ci_jobs(const RunCiArguments& arguments) {
     return report_usage_error("--source and --source-version replace one recipe's sources and version: run that "
                               "recipe on its own", arguments.json);
   }
+  // --source-for: one recipe's --source within a run of several, as
+  // `gpuenv build --source-for` takes it.
+  const auto recipe_sources = sources_for_recipes(arguments.repository.sources_for, recipe_files);
+  if (!recipe_sources) return report_usage_error(recipe_sources.error(), arguments.json);
+  const auto skip_existing = skip_existing_of(arguments.repository.skip_existing, recipe_files.size());
+  if (!skip_existing) return report_usage_error(skip_existing.error(), arguments.json);
+  request.skip_existing = *skip_existing;
+  request.source_archives = arguments.repository.source_archives;
   request.variant_filters = arguments.variant_filters;
   request.image = arguments.image;
   request.output_dir = fs::absolute(arguments.output_dir).lexically_normal();
@@ -183,6 +195,11 @@ int run_ci_jobs(const RunCiArguments& arguments) {
   ci::CiRunResult all;
   for (std::size_t k = 0; k < ordered->size(); ++k) {
     request.recipe = (*ordered)[k];
+    if (const auto source = recipe_sources->find(request.recipe); source != recipe_sources->end()) {
+      request.source = source->second;
+    } else if (recipe_files.size() > 1) {
+      request.source.reset();
+    }
     if (ordered->size() > 1) request.on_step(fmt::format("[{}/{}] recipe {}", k + 1, ordered->size(), request.recipe.string()));
     auto result = ci::run_ci(request);
     if (!result) return report_ci_error(result.error(), arguments.json);
@@ -364,6 +381,7 @@ void add_ci_command(CLI::App& app, Runner& run) {
                           "gpuenv build --source)");
   run_command->add_option("--source-version", run_arguments->source_version,
                           "Build under this version instead of the recipe's (gpuenv build --source-version)");
+  add_repository_options(run_command, run_arguments->repository);  // each passed to every job's gpuenv build
   run_command->add_flag("--json", run_arguments->json, "Print the jobs' results as JSON");
   run_command->callback([&run, run_arguments] { run = [run_arguments] { return run_ci_jobs(*run_arguments); }; });
 }

@@ -197,4 +197,86 @@ TEST(CiRunCli, AMissingSourceOrLocalChannelIsRefusedBeforeAnyJob) {
   EXPECT_FALSE(fs::exists(output.path() / "linux-64")) << "nothing was built";
 }
 
+// Several recipes through the host runner, as bench/python_stack/build_part1.sh
+// --image runs the Python stack in an image: in the order they need each
+// other, one recipe's source from --source-for, another's url source found
+// by its sha256 in --source-archives; a re-run skips both
+// (--skip-existing=local is the default for several recipes).
+TEST(CiRunCli, SeveralRecipesRunInOrderWithTheirSourcesAndARerunSkipsThem) {
+  gpuenv::testing::TempDirectory work;
+  const auto root = work.path();
+  gpuenv::testing::write_text_file(root / "payload/base-1.0/data.txt", "base data\n");
+  fs::create_directories(root / "archives");
+  const auto packed = run_program("tar", {"-czf", (root / "archives/base-1.0.tar.gz").string(), "-C",
+                                          (root / "payload").string(), "base-1.0"});
+  ASSERT_EQ(packed.exit_code, 0) << packed.err;
+  const auto digest = run_program("sha256sum", {(root / "archives/base-1.0.tar.gz").string()}).out.substr(0, 64);
+  gpuenv::testing::write_text_file(root / "recipes/base/recipe.yaml", R"(package:
+  name: base
+  version: "1.0"
+source:
+  url: https://example.invalid/base-1.0.tar.gz
+  sha256: )" + digest + R"(
+build:
+  noarch: generic
+  script:
+    - mkdir -p "$PREFIX/share/base" && cp data.txt "$PREFIX/share/base/"
+)");
+  gpuenv::testing::write_text_file(root / "recipes/top/recipe.yaml", R"(package:
+  name: top
+  version: "1.0"
+source:
+  path: not-there
+build:
+  noarch: generic
+  script:
+    - mkdir -p "$PREFIX/share/top" && cp top.txt "$PREFIX/share/top/" && cat "$PREFIX/share/base/data.txt"
+requirements:
+  host:
+    - base
+  run:
+    - base
+)");
+  gpuenv::testing::write_text_file(root / "top-source/top.txt", "top\n");
+  gpuenv::testing::write_text_file(root / "variants.yaml", "docker_image:\n  - gpuenv/ci-cpu\n");
+  const auto run = [&] {
+    return gpuenv_at_root("ci run " + shell_quote((root / "recipes/top").string()) + " " +
+                          shell_quote((root / "recipes/base").string()) + " --runner host -m " +
+                          shell_quote((root / "variants.yaml").string()) + " --override-channels --output-dir " +
+                          shell_quote((root / "output").string()) + " --source-for " +
+                          shell_quote("top=" + (root / "top-source").string()) + " --source-archives " +
+                          shell_quote((root / "archives").string()) + " --json");
+  };
+  const auto first = run();
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  auto document = nlohmann::json::parse(first.out);
+  ASSERT_EQ(document["jobs"].size(), 2u) << first.out;
+  EXPECT_EQ(document["jobs"][0]["recipe"].get<std::string>().find("base") != std::string::npos, true) << first.out;
+  for (const auto& job : document["jobs"]) {
+    EXPECT_EQ(job["packages"].size(), 1u) << job.dump();
+    EXPECT_TRUE(job["skipped"].empty()) << job.dump();
+  }
+
+  const auto second = run();
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  document = nlohmann::json::parse(second.out);
+  ASSERT_EQ(document["jobs"].size(), 2u) << second.out;
+  for (const auto& job : document["jobs"]) {
+    EXPECT_TRUE(job["packages"].empty()) << job.dump();
+    EXPECT_EQ(job["skipped"].size(), 1u) << job.dump();
+  }
+  const auto table = gpuenv_at_root("ci run " + shell_quote((root / "recipes").string()) + " --runner host -m " +
+                                    shell_quote((root / "variants.yaml").string()) +
+                                    " --override-channels --output-dir " + shell_quote((root / "output").string()));
+  EXPECT_EQ(table.exit_code, 0) << table.out << table.err;
+  EXPECT_NE(table.out.find("(skipped: in the output channel)"), std::string::npos) << table.out;
+
+  const auto wrong = gpuenv_at_root("ci run " + shell_quote((root / "recipes").string()) +
+                                    " --runner host --source-for nothing=/tmp --output-dir " +
+                                    shell_quote((root / "output").string()));
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.out << wrong.err;
+  EXPECT_NE(wrong.err.find("--source-for nothing=/tmp does not name a recipe being built"), std::string::npos)
+      << wrong.err;
+}
+
 }  // namespace

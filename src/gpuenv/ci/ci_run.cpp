@@ -103,6 +103,13 @@ void read_build_document(const fs::path& document_file, const std::string& seen_
   if (!result.success) {
     result.error = with_output_paths_on_host(document.value("error", std::string("the build failed")), seen_as, output_dir);
   }
+  if (const auto skipped = document.find("skipped"); skipped != document.end() && skipped->is_array()) {
+    for (const auto& package : *skipped) {
+      if (package.is_object()) {
+        result.skipped_files.push_back(on_host(package.value("package", std::string()), seen_as, output_dir));
+      }
+    }
+  }
   const auto packages = document.find("packages");
   if (packages == document.end() || !packages->is_array()) return;
   for (const auto& package : *packages) {

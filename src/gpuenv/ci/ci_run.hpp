@@ -40,6 +40,8 @@ struct CiRunRequest {
   std::vector<std::string> channels;       // `gpuenv build -c`: names, URLs, local directories (mounted read-only)
   std::optional<std::string> source;       // `gpuenv build --source`: a directory or archive, mounted read-only
   std::optional<std::string> source_version;  // `gpuenv build --source-version`
+  std::vector<std::string> source_archives;   // `gpuenv build --source-archives`: directories, mounted read-only
+  bool skip_existing = false;                 // `gpuenv build --skip-existing=local` (a repository run)
   bool override_channels = false;
   std::string target_platform = "linux-64";
   std::map<std::string, std::string, std::less<>> environment;  // this process's, for rendering and the host runner
@@ -61,6 +63,7 @@ struct CiJobResult {
   double rootfs_seconds = 0;  // making the image (0: it was ready)
   bool rootfs_cached = false;
   std::vector<std::string> package_files;  // on this machine
+  std::vector<std::string> skipped_files;  // already in the output channel (--skip-existing): not rebuilt
   std::size_t tests = 0;                   // the package's tests, run and passed
   std::string cuda_check;                  // the build's CUDA check; empty without CUDA
   std::string log;                         // the build log, on this machine

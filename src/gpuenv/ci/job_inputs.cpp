@@ -77,9 +77,18 @@ std::vector<std::string> JobInputs::channel_arguments(bool in_image) const {
   return arguments;
 }
 
+std::vector<std::string> JobInputs::source_archive_arguments(bool in_image) const {
+  std::vector<std::string> arguments;
+  for (const auto& directory : source_archives) {
+    arguments.push_back(in_image ? directory.in_image : directory.host.string());
+  }
+  return arguments;
+}
+
 std::vector<BindMount> JobInputs::read_only_mounts() const {
   std::vector<BindMount> mounts;
   if (source) mounts.push_back(BindMount{source->host, source->in_image, true});
+  for (const auto& directory : source_archives) mounts.push_back(BindMount{directory.host, directory.in_image, true});
   for (const auto& channel : channels) {
     if (channel.local) mounts.push_back(BindMount{channel.local->host, channel.local->in_image, true});
   }
@@ -114,6 +123,18 @@ std::expected<JobInputs, CiError> resolve_job_inputs(const CiRunRequest& request
     auto local = local_channel(request, request.channels[index], index);
     if (!local) return std::unexpected(local.error());
     inputs.channels.push_back(ChannelArgument{request.channels[index], *local});
+  }
+  for (std::size_t index = 0; index < request.source_archives.size(); ++index) {
+    const auto& given = request.source_archives[index];
+    auto expanded = expand_home(request, given, "--source-archives");
+    if (!expanded) return std::unexpected(expanded.error());
+    std::error_code error;
+    const auto resolved = fs::canonical(*expanded, error);
+    if (error || !fs::is_directory(resolved, error)) {
+      return std::unexpected(invalid(given, fmt::format("--source-archives {}: {}", given,
+                                                        error ? error.message() : "not a directory")));
+    }
+    inputs.source_archives.push_back(ReadOnlyInput{resolved, fmt::format("{}/{}", kSourceArchivesMount, index)});
   }
   return inputs;
 }

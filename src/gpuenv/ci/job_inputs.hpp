@@ -20,6 +20,7 @@ namespace gpuenv::ci::detail {
 
 inline constexpr const char* kSourceMount = "/gpuenv/source";      // /gpuenv/source/<file or directory name>
 inline constexpr const char* kChannelsMount = "/gpuenv/channels";  // /gpuenv/channels/<index>
+inline constexpr const char* kSourceArchivesMount = "/gpuenv/source-archives";  // /gpuenv/source-archives/<index>
 
 struct ReadOnlyInput {
   std::filesystem::path host;  // canonical, on this machine
@@ -35,14 +36,19 @@ struct JobInputs {
   std::optional<ReadOnlyInput> source;
   std::optional<std::string> source_version;
   std::vector<ChannelArgument> channels;
+  std::vector<ReadOnlyInput> source_archives;  // --source-archives directories
 
   // `gpuenv build -c` values for a build in the image, or on this machine.
   std::vector<std::string> channel_arguments(bool in_image) const;
+  // `gpuenv build --source-archives` values, likewise.
+  std::vector<std::string> source_archive_arguments(bool in_image) const;
   // Every local input, each mounted read-only.
   std::vector<BindMount> read_only_mounts() const;
 };
 
-// Resolves the request's source and channels: a source that does not exist
+// Resolves the request's source, channels and source-archive directories: a
+// source-archive path that is not an existing directory is an error, and so
+// is a source that does not exist
 // or is neither a directory nor an archive, a version that is not a conda
 // version, and a local channel that is not an existing directory are
 // errors naming the option and what to give instead. Relative paths and `~`

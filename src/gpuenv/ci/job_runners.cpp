@@ -58,8 +58,9 @@ std::vector<std::string> mounted_variant_files(const JobContext& context) {
 
 BuildPaths mounted_paths(const JobContext& context) {
   BuildPaths paths{"gpuenv", fmt::format("{}/{}", kRecipeMount, context.recipe_file.filename().string()),
-                   mounted_variant_files(context), kOutputMount, context.inputs->channel_arguments(true), {}};
+                   mounted_variant_files(context), kOutputMount, context.inputs->channel_arguments(true), {}, {}};
   if (context.inputs->source) paths.source = context.inputs->source->in_image;
+  paths.source_archives = context.inputs->source_archive_arguments(true);
   return paths;
 }
 
@@ -127,6 +128,11 @@ std::vector<std::string> build_arguments(const CiRunRequest& request, const CiJo
     argv.push_back("--source-version");
     argv.push_back(*request.source_version);
   }
+  for (const auto& directory : paths.source_archives) {
+    argv.push_back("--source-archives");
+    argv.push_back(directory);
+  }
+  if (request.skip_existing) argv.push_back("--skip-existing=local");
   argv.push_back("--output-dir");
   argv.push_back(paths.output_dir);
   argv.push_back("--json");
@@ -180,9 +186,10 @@ std::expected<void, CiError> check_runner(const CiRunRequest& request, RunnerKin
 
 std::expected<void, CiError> run_host_job(const CiRunRequest& request, const JobContext& context) {
   BuildPaths paths{request.gpuenv_binary.string(), context.recipe_file.string(), {}, request.output_dir.string(),
-                   context.inputs->channel_arguments(false), {}};
+                   context.inputs->channel_arguments(false), {}, {}};
   for (const auto& file : context.variant_files) paths.variant_files.push_back(file.string());
   if (context.inputs->source) paths.source = context.inputs->source->host.string();
+  paths.source_archives = context.inputs->source_archive_arguments(false);
   const auto argv = with_stdout_to((request.output_dir / context.stdout_name).string(),
                                    build_arguments(request, *context.job, paths));
   if (request.on_step) request.on_step(fmt::format("gpuenv build {} on the host", context.recipe_file.string()));

@@ -22,6 +22,7 @@ struct BuildPaths {
   std::string output_dir;
   std::vector<std::string> channels;  // `-c`, local ones as the build sees them
   std::string source;                 // `--source`, as the build sees it; empty: none
+  std::vector<std::string> source_archives;  // `--source-archives`, as the build sees them
 };
 
 struct JobContext {

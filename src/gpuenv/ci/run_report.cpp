@@ -20,11 +20,15 @@ std::string time_text(const CiJobResult& job) {
 std::string packages_text(const CiJobResult& job) {
   std::vector<std::string> names;
   for (const auto& file : job.package_files) names.push_back(std::filesystem::path(file).filename().string());
+  for (const auto& file : job.skipped_files) {
+    names.push_back(std::filesystem::path(file).filename().string() + " (skipped: in the output channel)");
+  }
   return names.empty() ? "-" : fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::string tests_text(const CiJobResult& job) {
   if (!job.success) return job.package_files.empty() ? "-" : "failed";
+  if (job.package_files.empty() && !job.skipped_files.empty()) return "-";
   return fmt::format("{} passed", job.tests);
 }
 
@@ -82,6 +86,7 @@ std::string run_summary_json(const CiRunResult& result) {
                     {"image_seconds", job.rootfs_seconds},
                     {"image_cached", job.rootfs_cached},
                     {"packages", job.package_files},
+                    {"skipped", job.skipped_files},
                     {"tests", job.tests},
                     {"cuda_check", job.cuda_check.empty() ? json(nullptr) : json(job.cuda_check)},
                     {"log", job.log.empty() ? json(nullptr) : json(job.log)}});

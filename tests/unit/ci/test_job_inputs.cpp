@@ -141,7 +141,7 @@ TEST(JobInputs, TheBuildInTheImageGetsTheMountedPathsAndTheVersion) {
   ASSERT_TRUE(inputs) << inputs.error().message;
   gpuenv::ci::CiJob job;
   job.variant_arguments = {"cuda_compiler_version=13.0"};
-  gpuenv::ci::detail::BuildPaths paths{"gpuenv", "/gpuenv/recipe/recipe.yaml", {}, "/gpuenv/output", {}, {}};
+  gpuenv::ci::detail::BuildPaths paths{"gpuenv", "/gpuenv/recipe/recipe.yaml", {}, "/gpuenv/output", {}, {}, {}};
   paths.channels = inputs->channel_arguments(true);
   paths.source = inputs->source->in_image;
   EXPECT_EQ(gpuenv::ci::detail::build_arguments(request, job, paths),
@@ -149,6 +149,50 @@ TEST(JobInputs, TheBuildInTheImageGetsTheMountedPathsAndTheVersion) {
                                       "cuda_compiler_version=13.0", "-c", "/gpuenv/channels/0", "--override-channels",
                                       "--source", "/gpuenv/source/ucx-1.13.1", "--source-version", "1.13.1",
                                       "--output-dir", "/gpuenv/output", "--json"}));
+}
+
+// bench/python_stack/build_part1.sh --image: Debian's .orig tarballs, found
+// by sha256 (gpuenv build --source-archives), and a repository run that
+// skips what the output channel already holds.
+TEST(JobInputs, SourceArchiveDirectoriesAreMountedReadOnlyAndPassedToTheBuildWithSkipExisting) {
+  TempDirectory scratch;
+  fs::create_directories(scratch / "debian-sources");
+  fs::create_directories(scratch / "more");
+  auto request = request_with(scratch);
+  request.source_archives = {(scratch / "debian-sources").string(), "~/more/"};
+  request.skip_existing = true;
+  const auto inputs = resolve_job_inputs(request);
+  ASSERT_TRUE(inputs) << inputs.error().message;
+  EXPECT_EQ(inputs->source_archive_arguments(true),
+            (std::vector<std::string>{"/gpuenv/source-archives/0", "/gpuenv/source-archives/1"}));
+  EXPECT_EQ(inputs->source_archive_arguments(false),
+            (std::vector<std::string>{fs::canonical(scratch / "debian-sources").string(),
+                                      fs::canonical(scratch / "more").string()}));
+  const auto mounts = inputs->read_only_mounts();
+  ASSERT_EQ(mounts.size(), 2u);
+  for (const auto& mount : mounts) EXPECT_TRUE(mount.read_only) << mount.target;
+  EXPECT_EQ(mounts[1].target, "/gpuenv/source-archives/1");
+
+  gpuenv::ci::CiJob job;
+  gpuenv::ci::detail::BuildPaths paths{"gpuenv", "/gpuenv/recipe/recipe.yaml", {}, "/gpuenv/output", {}, {}, {}};
+  paths.source_archives = inputs->source_archive_arguments(true);
+  EXPECT_EQ(gpuenv::ci::detail::build_arguments(request, job, paths),
+            (std::vector<std::string>{"gpuenv", "build", "/gpuenv/recipe/recipe.yaml", "--source-archives",
+                                      "/gpuenv/source-archives/0", "--source-archives", "/gpuenv/source-archives/1",
+                                      "--skip-existing=local", "--output-dir", "/gpuenv/output", "--json"}));
+}
+
+TEST(JobInputs, ASourceArchivesPathThatIsNotAnExistingDirectoryIsRefusedNamingIt) {
+  TempDirectory scratch;
+  write_text_file(scratch / "zlib.tar.gz", "not a directory");
+  auto request = request_with(scratch);
+  for (const auto& given : {(scratch / "absent").string(), (scratch / "zlib.tar.gz").string()}) {
+    request.source_archives = {given};
+    const auto inputs = resolve_job_inputs(request);
+    ASSERT_FALSE(inputs) << given;
+    EXPECT_NE(inputs.error().message.find("--source-archives " + given + ": "), std::string::npos)
+        << inputs.error().message;
+  }
 }
 
 }  // namespace

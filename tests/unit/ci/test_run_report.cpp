@@ -63,6 +63,22 @@ TEST(RunReport, JsonHasEveryJobAndTheOverallVerdict) {
   EXPECT_EQ(document["jobs"][1]["error"], two_jobs().jobs[1].error);
 }
 
+TEST(RunReport, AJobWhosePackageWasAlreadyInTheOutputChannelSaysSkipped) {
+  CiJobResult skipped;
+  skipped.id = "zlib-0f1e2d3";
+  skipped.image = "cuda13.0";
+  skipped.runner = "chroot";
+  skipped.success = true;
+  skipped.skipped_files = {"/out/linux-64/zlib-1.3.1-h1_0.conda"};
+  const CiRunResult result{{skipped}};
+  const auto table = gpuenv::ci::run_summary_table(result);
+  EXPECT_NE(table.find("zlib-1.3.1-h1_0.conda (skipped: in the output channel)"), std::string::npos) << table;
+  EXPECT_EQ(table.find("0 passed"), std::string::npos) << table;
+  const auto document = nlohmann::json::parse(gpuenv::ci::run_summary_json(result));
+  EXPECT_EQ(document["jobs"][0]["skipped"][0], "/out/linux-64/zlib-1.3.1-h1_0.conda");
+  EXPECT_TRUE(document["jobs"][0]["packages"].empty());
+}
+
 TEST(RunReport, NoJobsIsNotASuccess) { EXPECT_FALSE(CiRunResult{}.success()); }
 
 }  // namespace

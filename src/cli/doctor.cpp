@@ -86,6 +86,18 @@ void print_check(const std::filesystem::path& prefix, const Machine& machine, co
     fmt::print("the CUDA runtime this environment needs cannot run on this driver (FAIL above)\n");
 }
 
+void print_elf_load(const environment::ElfLoadCheck& check) {
+  fmt::print("\nloading on this machine (glibc {}): {} ELF files\n", check.glibc.empty() ? "unknown" : check.glibc,
+             check.elf_files);
+  for (const auto& problem : check.problems) {
+    fmt::print("  FAIL {}{}: {}\n       fix: {}\n", problem.file,
+               problem.package.empty() ? "" : " (" + problem.package + ")", problem.explanation, problem.fix);
+  }
+  for (const auto& file : check.unreadable) fmt::print(stderr, "gpuenv: warning: {}\n", file);
+  fmt::print("{}\n", check.everything_can_load() ? "every ELF file can load here"
+                                                  : "some files cannot load on this machine (FAIL above)");
+}
+
 int run_doctor(const DoctorArguments& arguments) {
   const auto env = util::process_environment();
   const auto opened = environment::open_environment(prefix_choice(arguments.where), env,
@@ -100,6 +112,7 @@ int run_doctor(const DoctorArguments& arguments) {
     fmt::print("{}\n", environment::doctor_report_json(prefix, *report));
   } else {
     print_check(prefix, report->machine, report->device_code, report->runtime);
+    print_elf_load(report->elf_load);
   }
   return report->everything_can_run() ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/cuda_binary/symbol_versions.hpp"
 #include "gpuenv/package/extract.hpp"
 #include "gpuenv/package/hashing.hpp"
 #include "gpuenv/package/package_writer.hpp"
@@ -66,22 +67,33 @@ class BuildCli : public ::testing::Test {
     return machine / name;
   }
 
-  // A C library (lib/libdemo.so) built with $CC; `build_requirements` are its
+  // A C library lib<name>.so, version 0.1, of `source` (<name>.c) built with
+  // $CC, its recipe in <root>/lib<name>; `build_requirements` are its
   // requirements.build lines.
-  fs::path write_libdemo(const std::string& build_requirements) const {
-    write_text_file(machine / "libdemo/src/demo.c", "int demo_answer(void) { return 42; }\n");
-    return write_recipe("libdemo", R"(package:
-  name: libdemo
+  fs::path write_c_library(const std::string& name, const std::string& source,
+                           const std::string& build_requirements) const {
+    write_text_file(machine / ("lib" + name) / "src" / (name + ".c"), source);
+    return write_recipe("lib" + name, "package:\n  name: lib" + name + R"(
   version: "0.1"
 source:
   path: src
 build:
   script:
     - mkdir -p "$PREFIX/lib"
-    - $CC -shared -fPIC -o "$PREFIX/lib/libdemo.so" demo.c
+    - $CC -shared -fPIC -o "$PREFIX/lib/lib)" + name + ".so\" " + name + R"(.c
 requirements:
   build:
 )" + build_requirements);
+  }
+
+  fs::path write_libdemo(const std::string& build_requirements) const {
+    return write_c_library("demo", "int demo_answer(void) { return 42; }\n", build_requirements);
+  }
+
+  // lib/libnew.so calls reallocarray: GLIBC_2.26.
+  fs::path write_libnew(const std::string& build_requirements) const {
+    return write_c_library("new", "#include <stdlib.h>\nvoid *grow(void *p, size_t n) { return reallocarray(p, n, 8); }\n",
+                           build_requirements);
   }
 
   fs::path output() const { return machine / "output"; }
@@ -175,6 +187,59 @@ TEST_F(BuildCli, StdlibWithoutASysrootInTheChannelsIsTheMachinesGlibcAndIsExport
   const auto glibc = gpuenv::testing::run_program("getconf", {"GNU_LIBC_VERSION"}).out;  // "glibc 2.36"
   const auto version = glibc.substr(glibc.find(' ') + 1, glibc.find_last_not_of("\n") - glibc.find(' '));
   EXPECT_EQ(index["depends"], nlohmann::json::array({"__glibc >=" + version + ",<3.0.a0"})) << index.dump();
+}
+
+// issue 34: a library calling reallocarray (GLIBC_2.26) built with the
+// machine's gcc needs the glibc its file says; the record says so, so an
+// older machine (CONDA_OVERRIDE_GLIBC) is refused by the solver naming
+// glibc, and doctor on such a machine fails the file.
+TEST_F(BuildCli, TheGlibcAFileNeedsIsARunRequirementThatKeepsItOffOlderMachines) {
+  const auto result = build(write_libnew("    - ${{ compiler('c') }}\n"), {"--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  const auto report = nlohmann::json::parse(result.out);
+  const fs::path package = report["packages"][0]["package"].get<std::string>();
+  gpuenv::package::extract_package(package, machine / "extracted");
+  const auto versions = gpuenv::cuda_binary::read_symbol_versions((machine / "extracted/lib/libnew.so").string());
+  ASSERT_TRUE(versions) << versions.error().message;
+  const auto needed = gpuenv::cuda_binary::highest_version(gpuenv::cuda_binary::needed_versions(*versions), "GLIBC_");
+  ASSERT_TRUE(needed);
+  const auto floor = gpuenv::cuda_binary::dotted(needed->numbers);
+  const auto index = nlohmann::json::parse(read_file(machine / "extracted/info/index.json"));
+  EXPECT_EQ(index["depends"], nlohmann::json::array({"__glibc >=" + floor + ",<3.0.a0"})) << index.dump();
+  const auto log = read_file(report["packages"][0]["log"].get<std::string>());
+  EXPECT_NE(log.find("glibc: lib/libnew.so needs " + needed->tag + " (libc.so.6)"), std::string::npos) << log;
+
+  const auto refused = run_gpuenv({"create", "-y", "-p", (machine / "old-env").string(), "--override-channels", "-c",
+                                   output().string(), "libnew"},
+                                  machine.env({"CONDA_OVERRIDE_GLIBC=2.25"}));
+  EXPECT_NE(refused.exit_code, 0) << refused.out;
+  EXPECT_NE(refused.err.find("__glibc"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(machine / "old-env/lib/libnew.so"));
+
+  const auto prefix = machine / "env";
+  const auto created = run_gpuenv({"create", "-y", "-p", prefix.string(), "--override-channels", "-c",
+                                   output().string(), "libnew"},
+                                  machine.env());
+  ASSERT_EQ(created.exit_code, 0) << created.err << created.out;
+  const auto fine = run_gpuenv({"doctor", "-p", prefix.string(), "--gpu", "sm_90"}, machine.env());
+  EXPECT_EQ(fine.exit_code, 0) << fine.out << fine.err;
+  EXPECT_NE(fine.out.find("every ELF file can load here"), std::string::npos) << fine.out;
+  const auto older = run_gpuenv({"doctor", "-p", prefix.string(), "--gpu", "sm_90"},
+                                machine.env({"CONDA_OVERRIDE_GLIBC=2.25"}));
+  EXPECT_EQ(older.exit_code, 1) << older.out << older.err;
+  EXPECT_NE(older.out.find("FAIL lib/libnew.so (libnew-0.1-"), std::string::npos) << older.out;
+  EXPECT_NE(older.out.find("needs " + needed->tag + " of libc.so.6, but this machine's glibc is 2.25"),
+            std::string::npos) << older.out;
+}
+
+TEST_F(BuildCli, AGlibcFloorTheRecipeDeclaresThatAFileBreaksFailsTheBuildNamingTheFile) {
+  const auto recipe = write_libnew("    - ${{ stdlib('c') }}\n    - ${{ compiler('c') }}\n");
+  const auto result = build(recipe, {"--variant", "c_stdlib=sysroot", "--variant", "c_stdlib_version=2.17"});
+  EXPECT_EQ(result.exit_code, 1) << result.err << result.out;
+  EXPECT_NE(result.err.find("lib/libnew.so needs GLIBC_2."), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("declares glibc 2.17 as the oldest it supports (c_stdlib_version 2.17)"),
+            std::string::npos) << result.err;
+  EXPECT_EQ(packages_in_output(), 0u);
 }
 
 // A staging output is read and rendered, but the builder does not run it:

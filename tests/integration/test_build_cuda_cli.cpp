@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuenv/cuda_binary/symbol_versions.hpp"
 #include "gpuenv/package/extract.hpp"
 #include "solve_cli_fixture.hpp"
 #include "support/run_command.hpp"
@@ -141,7 +142,18 @@ TEST_F(BuildCudaCli, StencilExampleBuildsPassesTheCudaCheckAndRuns) {
   for (const auto& entry : paths["paths"]) listed.push_back(entry["_path"].get<std::string>());
   EXPECT_EQ(listed, (std::vector<std::string>{"bin/stencil-check", "include/stencil.h", "lib/libstencil.so"}));
   const auto index = json::parse(read_file(extracted / "info/index.json"));
-  EXPECT_EQ(index["depends"], json::array({"__cuda >=" + nvcc_version.substr(0, nvcc_version.find('.'))}));
+  // issue 34: the glibc the files need, read from them (Debian 12's gcc: GLIBC_2.34).
+  const auto glibc = [](const fs::path& root) {
+    std::vector<std::string> tags;
+    for (const char* file : {"bin/stencil-check", "lib/libstencil.so"}) {
+      const auto versions = gpuenv::cuda_binary::read_symbol_versions((root / file).string());
+      EXPECT_TRUE(versions) << file;
+      if (versions) for (auto& tag : gpuenv::cuda_binary::needed_versions(*versions)) tags.push_back(tag);
+    }
+    const auto highest = gpuenv::cuda_binary::highest_version(tags, "GLIBC_");
+    return highest ? "__glibc >=" + gpuenv::cuda_binary::dotted(highest->numbers) + ",<3.0.a0" : std::string("none");
+  };
+  EXPECT_EQ(index["depends"], json::array({"__cuda >=" + nvcc_version.substr(0, nvcc_version.find('.')), glibc(extracted)}));
   EXPECT_FALSE(index.contains("track_features"));
   const auto run_exports = json::parse(read_file(extracted / "info/run_exports.json"));
   EXPECT_EQ(run_exports["weak"], json::array({"libstencil >=1.0.0,<1.1.0a0"}));
@@ -155,7 +167,7 @@ TEST_F(BuildCudaCli, StencilExampleBuildsPassesTheCudaCheckAndRuns) {
   const auto cpu_extracted = machine / "extracted-cpu";
   gpuenv::package::extract_package(cpu["package"].get<std::string>(), cpu_extracted);
   const auto cpu_index = json::parse(read_file(cpu_extracted / "info/index.json"));
-  EXPECT_EQ(cpu_index["depends"], json::array());
+  EXPECT_EQ(cpu_index["depends"], json::array({glibc(cpu_extracted)}));
   EXPECT_EQ(cpu_index["track_features"], "libstencil-p-0");
 
   // The driver decides: a CUDA 13 driver gets the CUDA build, none the CPU one.

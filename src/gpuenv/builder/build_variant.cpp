@@ -11,6 +11,7 @@
 #include "gpuenv/builder/compilers.hpp"
 #include "gpuenv/builder/cuda_build.hpp"
 #include "gpuenv/builder/elf_post_process.hpp"
+#include "gpuenv/builder/glibc_requirement.hpp"
 #include "gpuenv/builder/new_prefix_files.hpp"
 #include "gpuenv/builder/noarch_python.hpp"
 #include "gpuenv/builder/output_channel.hpp"
@@ -23,6 +24,7 @@
 #include "gpuenv/builder/script_templates.hpp"
 #include "gpuenv/builder/sources.hpp"
 #include "gpuenv/builder/test_files.hpp"
+#include "gpuenv/cuda_binary/symbol_version_bytes.hpp"
 #include "gpuenv/environment/apply.hpp"
 #include "gpuenv/environment/plan.hpp"
 #include "gpuenv/util/environment.hpp"
@@ -135,6 +137,50 @@ std::optional<LinkedPackages> build_with_channel_cuda_compiler(const fs::path& p
   std::error_code ignored;
   fs::remove_all(prefix, ignored);
   return std::nullopt;
+}
+
+// The glibc floor the recipe declares itself: stdlib('c')'s c_stdlib_version,
+// else a `__glibc >=X` among its own run requirements (not run exports).
+std::optional<GlibcFloor> declared_glibc_floor(const recipe::RenderedVariant& variant,
+                                               const BuildRequirementSplit& split) {
+  const bool stdlib = std::any_of(split.compilers.begin(), split.compilers.end(), [](const auto& compiler) {
+    return compiler.language == CompilerLanguage::c_stdlib;
+  });
+  if (const auto version = variant.variant.find("c_stdlib_version"); stdlib && version != variant.variant.end()) {
+    if (auto numbers = cuda_binary::version_numbers(version->second.display(), "")) {
+      return GlibcFloor{std::move(*numbers), "c_stdlib_version " + version->second.display()};
+    }
+  }
+  std::vector<std::string> own;
+  for (const auto& dependency : variant.requirements().run) {
+    if (!dependency.pin) own.push_back(dependency.spec);
+  }
+  if (auto numbers = glibc_lower_bound(own)) {
+    return GlibcFloor{*numbers, "its run requirement __glibc >=" + cuda_binary::dotted(*numbers)};
+  }
+  return std::nullopt;
+}
+
+// issue 34: the highest GLIBC_ version the package's ELF files need becomes
+// a run requirement (glibc_requirement.hpp).
+std::expected<void, BuildError> require_needed_glibc(const fs::path& host_prefix,
+                                                     const std::vector<NewPrefixFile>& files,
+                                                     const recipe::RenderedVariant& variant,
+                                                     const BuildRequirementSplit& split,
+                                                     ResolvedRequirements& resolved, BuildLog& log) {
+  std::vector<std::string> paths;
+  for (const auto& file : files) {
+    if (file.link_target.empty()) paths.push_back(file.entry.path);
+  }
+  const auto need = highest_glibc_need(host_prefix, paths, [&log](const std::string& line) { log.line(line); });
+  auto added = glibc_requirement(need, declared_glibc_floor(variant, split), resolved.run);
+  if (!added) return std::unexpected(added.error());
+  if (need) {
+    log.line("glibc: " + need->file + " needs " + need->tag + " (" + need->library + "), the highest of the package; " +
+             (*added ? "run requirement " + **added + " added" : std::string("the run requirements already ask for it")));
+  }
+  if (*added) resolved.run.push_back(**added);
+  return {};
 }
 
 // The build environment; compilers from the channels when they have them,
@@ -423,6 +469,10 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
     auto checked = check_cuda_package(**cuda, *files, variant.recipe.extra, log_line);
     if (!checked) return std::unexpected(checked.error());
     built.cuda_check = std::move(*checked);
+  }
+  if (!build.noarch) {
+    auto glibc = require_needed_glibc(host_prefix, *files, variant, split, *resolved, log);
+    if (!glibc) return std::unexpected(glibc.error());
   }
   std::vector<package::PackageMember> extra_members;
   if (build.noarch == "python") {

@@ -76,6 +76,7 @@ std::expected<DoctorReport, Error> check_environment_for_gpus(const std::filesys
   std::optional<system::CudaVersion> driver_cuda;
   if (machine->driver_cuda) driver_cuda = system::CudaVersion{machine->driver_cuda->major, machine->driver_cuda->minor};
   report.runtime = check_cuda_runtime(prefix, driver_cuda, system::CudaCompatibilityTables::load());
+  report.elf_load = check_elf_loading(prefix, elf_load_machine(env));
   report.machine = std::move(*machine);
   return report;
 }
@@ -96,6 +97,18 @@ json runtime_json(const CudaRuntimeCheck& runtime) {
                      {"explanation", judgement.explanation},
                      {"fix", judgement.fix}});
   return needs;
+}
+
+json elf_load_json(const ElfLoadCheck& check) {
+  json problems = json::array();
+  for (const auto& problem : check.problems) {
+    problems.push_back({{"path", problem.file}, {"package", problem.package}, {"missing", problem.missing},
+                        {"explanation", problem.explanation}, {"fix", problem.fix}});
+  }
+  return {{"elf_files", check.elf_files},
+          {"glibc", check.glibc.empty() ? json(nullptr) : json(check.glibc)},
+          {"problems", problems},
+          {"unreadable", check.unreadable}};
 }
 
 }  // namespace
@@ -131,6 +144,7 @@ std::string doctor_report_json(const std::filesystem::path& prefix, const Doctor
                       {"files_examined", check.files_examined},
                       {"libraries", libraries},
                       {"cuda_runtime", runtime_json(report.runtime)},
+                      {"elf_load", elf_load_json(report.elf_load)},
                       {"problems", check.problems}};
   return document.dump(2);
 }

@@ -15,6 +15,7 @@
 #include "gpuenv/environment/cuda_runtime_check.hpp"
 #include "gpuenv/environment/error.hpp"
 #include "gpuenv/environment/device_code_check.hpp"
+#include "gpuenv/environment/elf_load_check.hpp"
 #include "gpuenv/util/environment.hpp"
 
 namespace gpuenv::environment {
@@ -34,7 +35,10 @@ struct DoctorReport {
   GpusToJudge machine;
   DeviceCodeCheck device_code;
   CudaRuntimeCheck runtime;
-  bool everything_can_run() const { return device_code.everything_can_run() && runtime.everything_can_run(); }
+  ElfLoadCheck elf_load;  // every ELF file against this machine's glibc and libraries
+  bool everything_can_run() const {
+    return device_code.everything_can_run() && runtime.everything_can_run() && elf_load.everything_can_load();
+  }
 };
 
 std::expected<DoctorReport, Error> check_environment_for_gpus(const std::filesystem::path& prefix,
@@ -43,7 +47,8 @@ std::expected<DoctorReport, Error> check_environment_for_gpus(const std::filesys
 
 // `gpuenv doctor --json` (docs/json-output.md): success (everything can run
 // and every file could be read), the prefix, the driver's CUDA, the GPUs,
-// each library's code and verdict per GPU, and the CUDA runtime judgements.
+// each library's code and verdict per GPU, the CUDA runtime judgements and
+// the ELF load check.
 std::string doctor_report_json(const std::filesystem::path& prefix, const DoctorReport& report);
 
 // "12.4" (a __cuda version) as a CUDA release; nullopt when it is none.

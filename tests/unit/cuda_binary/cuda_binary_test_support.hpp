@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,12 @@ namespace gpuenv::cuda_binary::testing {
 
 inline std::filesystem::path committed_binary(const std::string& name) {
   return std::filesystem::path(GPUENV_SOURCE_DIR) / "tests" / "data" / "cuda_binary" / name;
+}
+
+// The committed binary's bytes, to damage or patch.
+inline std::string committed_bytes(const std::string& name) {
+  std::ifstream in(committed_binary(name), std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 // "sass sm_90a none", "ptx compute_90 9.0 zstd": one line per entry, in file order.

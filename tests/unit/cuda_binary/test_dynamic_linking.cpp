@@ -14,11 +14,7 @@ namespace gpuenv::cuda_binary {
 namespace {
 
 using testing::committed_binary;
-
-std::string committed_bytes(const std::string& name) {
-  std::ifstream in(committed_binary(name), std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using testing::committed_bytes;
 
 TEST(DynamicLinking, ListsTheSonamesALibraryNeedsInOrder) {
   const auto linking = read_dynamic_linking(committed_binary("libadd_sm80.so"));

@@ -13,11 +13,7 @@ namespace gpuenv::cuda_binary {
 namespace {
 
 using testing::committed_binary;
-
-std::string committed_bytes(const std::string& name) {
-  std::ifstream in(committed_binary(name), std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using testing::committed_bytes;
 
 template <typename T>
 void put(std::string& bytes, std::size_t at, T value) {

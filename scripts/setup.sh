@@ -15,6 +15,7 @@ packages=(
   zlib1g-dev libbz2-dev liblzma-dev libexpat1-dev
   googletest libgtest-dev libgmock-dev python3 python3-venv zstd liblz4-dev
   libmsgpack-cxx-dev  # sharded repodata (CEP 16): shard index and shards are msgpack
+  libtomlplusplus-dev  # gpuenv generate-recipe pypi reads pyproject.toml (toml++, used header-only)
   openssl  # the CLI: the HTTPS tests make their own CA and certificates
   patch    # gpuenv build applies a recipe's source patches with `patch -p1`
   git      # gpuenv build clones git sources (recipe `git:`)

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   gpuenv::cli::add_build_command(app, run);
   gpuenv::cli::add_test_command(app, run);
   gpuenv::cli::add_ci_command(app, run);
+  gpuenv::cli::add_generate_recipe_command(app, run);
 
   // CLI11 would only say "A subcommand is required" for a mistyped one.
   if (argc > 1 && argv[1][0] != '-' && !has_subcommand(app, argv[1])) {

@@ -105,6 +105,25 @@ std::expected<std::string, CiError> run_in_image(const CiRunRequest& request, Ch
 
 }  // namespace
 
+fs::path host_ca_bundle(const CiRunRequest& request) {
+  for (const char* variable : {"REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"}) {
+    const auto value = request.environment.find(variable);
+    if (value == request.environment.end() || value->second.empty()) continue;
+    std::error_code error;
+    const auto resolved = fs::canonical(value->second, error);
+    if (!error && fs::is_regular_file(resolved, error)) return resolved;
+  }
+  return {};
+}
+
+std::vector<std::string> ca_bundle_environment() {
+  std::vector<std::string> variables;
+  for (const char* variable : {"REQUESTS_CA_BUNDLE", "SSL_CERT_FILE", "PIP_CERT"}) {
+    variables.push_back(std::string(variable) + "=" + kCaBundleMount);
+  }
+  return variables;
+}
+
 std::vector<std::string> build_arguments(const CiRunRequest& request, const CiJob& job, const BuildPaths& paths) {
   std::vector<std::string> argv{paths.gpuenv, "build", paths.recipe_file};
   for (const auto& file : paths.variant_files) {
@@ -239,6 +258,10 @@ std::expected<void, CiError> run_chroot_job(const CiRunRequest& request, const J
     invocation.mounts.push_back(BindMount{context.variant_files[index], variant_files[index], true});
   }
   for (const auto& mount : context.inputs->read_only_mounts()) invocation.mounts.push_back(mount);
+  if (const auto bundle = host_ca_bundle(request); !bundle.empty()) {
+    invocation.mounts.push_back(BindMount{bundle, kCaBundleMount, true});
+    for (auto& variable : ca_bundle_environment()) invocation.environment.push_back(std::move(variable));
+  }
   invocation.working_directory = kOutputMount;
 
   for (const auto& file : elf_files) {  // one at a time: the check reads the output's last lines
@@ -325,7 +348,12 @@ std::expected<void, CiError> run_container_job(const CiRunRequest& request, Runn
     argv.push_back("-v");
     argv.push_back(source.string() + ":" + target);
   }
-  for (const auto* variable : {"GPUENV_CACHE_DIR=/gpuenv/cache/gpuenv", "CONDA_PKGS_DIRS=/gpuenv/cache/pkgs"}) {
+  std::vector<std::string> variables{"GPUENV_CACHE_DIR=/gpuenv/cache/gpuenv", "CONDA_PKGS_DIRS=/gpuenv/cache/pkgs"};
+  if (const auto bundle = host_ca_bundle(request); !bundle.empty()) {
+    argv.insert(argv.end(), {"-v", bundle.string() + ":" + kCaBundleMount + ":ro"});
+    for (auto& variable : ca_bundle_environment()) variables.push_back(std::move(variable));
+  }
+  for (const auto& variable : variables) {
     argv.push_back("-e");
     argv.push_back(variable);
   }

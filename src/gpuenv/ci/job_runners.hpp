@@ -34,6 +34,17 @@ struct JobContext {
   std::string stdout_name;                           // relative to the output dir: the build's --json document
 };
 
+// The CA bundle this machine's gpuenv trusts by its environment
+// (REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, SSL_CERT_FILE, in the order gpuenv
+// reads them; a regular file), which a job's downloads in the image trust
+// too: behind a TLS-intercepting proxy the image's own CA store does not
+// know the proxy's CA. Empty: none set; the image's store decides.
+std::filesystem::path host_ca_bundle(const CiRunRequest& request);
+
+// The variables that point the build in the image (gpuenv, pip, OpenSSL) at
+// the bundle mounted at kCaBundleMount.
+std::vector<std::string> ca_bundle_environment();
+
 // `gpuenv build ... --json` with the job's variant, channels and paths.
 std::vector<std::string> build_arguments(const CiRunRequest& request, const CiJob& job, const BuildPaths& paths);
 

@@ -44,5 +44,6 @@ inline constexpr const char* kOutputMount = "/gpuenv/output";
 inline constexpr const char* kCacheMount = "/gpuenv/cache";
 inline constexpr const char* kVariantsMount = "/gpuenv/variants";
 inline constexpr const char* kGpuenvMount = "/usr/local/bin/gpuenv";
+inline constexpr const char* kCaBundleMount = "/gpuenv/ca-bundle.pem";
 
 }  // namespace gpuenv::ci

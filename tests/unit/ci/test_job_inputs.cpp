@@ -195,4 +195,22 @@ TEST(JobInputs, ASourceArchivesPathThatIsNotAnExistingDirectoryIsRefusedNamingIt
   }
 }
 
+// Behind a TLS-intercepting proxy the image's CA store does not know the
+// proxy's CA: the bundle this machine's gpuenv trusts goes with the job.
+TEST(JobInputs, TheHostsConfiguredCaBundleIsWhatTheJobsDownloadsTrust) {
+  TempDirectory scratch;
+  write_text_file(scratch / "proxy-ca.pem", "-----BEGIN CERTIFICATE-----\n");
+  fs::create_directories(scratch / "certs");
+  auto request = request_with(scratch);
+  EXPECT_TRUE(gpuenv::ci::detail::host_ca_bundle(request).empty());  // none configured: the image's store
+  request.environment["SSL_CERT_FILE"] = (scratch / "certs").string();  // a directory: not mountable as the bundle
+  EXPECT_TRUE(gpuenv::ci::detail::host_ca_bundle(request).empty());
+  request.environment["CURL_CA_BUNDLE"] = (scratch / "proxy-ca.pem").string();
+  request.environment["REQUESTS_CA_BUNDLE"] = (scratch / "absent.pem").string();
+  EXPECT_EQ(gpuenv::ci::detail::host_ca_bundle(request), fs::canonical(scratch / "proxy-ca.pem"));
+  EXPECT_EQ(gpuenv::ci::detail::ca_bundle_environment(),
+            (std::vector<std::string>{"REQUESTS_CA_BUNDLE=/gpuenv/ca-bundle.pem", "SSL_CERT_FILE=/gpuenv/ca-bundle.pem",
+                                      "PIP_CERT=/gpuenv/ca-bundle.pem"}));
+}
+
 }  // namespace

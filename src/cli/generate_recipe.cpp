@@ -29,6 +29,7 @@ struct GenerateArguments {
   std::string output_dir = ".";
   std::string index_url = "https://pypi.org/pypi";
   ChannelArguments channels;
+  std::vector<std::string> variant_files;  // --build: gpuenv build -m
   bool recursive = false;
   bool build = false;
   bool overwrite = false;
@@ -105,6 +106,9 @@ int run_generate_pypi(const GenerateArguments& arguments) {
     process.argv.insert(process.argv.end(), {"--output-dir", (request.output_dir / "output").string()});
     for (const auto& channel : arguments.channels.channels) process.argv.insert(process.argv.end(), {"-c", channel});
     if (arguments.channels.override_channels) process.argv.push_back("--override-channels");
+    for (const auto& file : arguments.variant_files) {
+      process.argv.insert(process.argv.end(), {"-m", fs::absolute(file).string()});
+    }
     process.environment = build::current_environment();
     process.on_output = [&arguments](std::string_view piece) {
       if (!arguments.json) std::fwrite(piece.data(), 1, piece.size(), stdout);
@@ -140,6 +144,9 @@ void add_generate_recipe_command(CLI::App& app, Runner& run) {
   pypi->add_flag("--build", arguments->build,
                  "Build the written recipes with gpuenv build (repository order, tests run) into DIR/output");
   pypi->add_flag("--overwrite", arguments->overwrite, "Replace recipes that exist");
+  pypi->add_option("-m,--variant-config", arguments->variant_files,
+                   "--build: variant files for gpuenv build, in order (stdlib('c') and python_min come from them)")
+      ->allow_extra_args(false);
   pypi->add_option("--index-url", arguments->index_url,
                    "PyPI's JSON API (default https://pypi.org/pypi; a file:// directory of NAME.json files too)");
   add_channel_options(pypi, arguments->channels);

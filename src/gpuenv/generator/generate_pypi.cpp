@@ -44,7 +44,15 @@ std::expected<GeneratedRecipe, std::string> generate_one(const GenerateRequest& 
   log("generate-recipe: " + package.name + (package.version ? "==" + *package.version : "") + ": PyPI's project JSON");
   auto json = fetch_project_json(request.index_url, package.name, request.client);
   if (!json) return std::unexpected(json.error());
-  auto release = select_release(*json, package.name, package.version, project_json_url(request.index_url, package.name));
+  auto version = package.version;
+  if (!version && !package.constraint.empty()) {
+    version = newest_version_matching(*json, package.constraint);
+    if (!version) {
+      return std::unexpected(fmt::format("{}: no release with an sdist on PyPI meets {} (what a recipe here needs)",
+                                         package.name, package.constraint));
+    }
+  }
+  auto release = select_release(*json, package.name, version, project_json_url(request.index_url, package.name));
   if (!release) return std::unexpected(release.error());
   if (!release->sdist.url.starts_with("https://") && !request.index_url.starts_with("file://")) {
     return std::unexpected(fmt::format("{} {}: its sdist's url {} is not https", release->name, release->version,
@@ -104,7 +112,8 @@ std::expected<GenerateResult, std::string> generate_pypi_recipes(const GenerateR
     const auto package = queue.front();
     queue.pop_front();
     const auto name = conda_name(*request.names, package.name);
-    if (!seen.insert(name).second) continue;
+    const auto spec = package.constraint.empty() ? name : name + " " + package.constraint;
+    if (!seen.insert(spec).second) continue;
     if (made.size() >= max_recursive_recipes) {
       return std::unexpected(fmt::format("more than {} recipes to write: stopped at {}", max_recursive_recipes, package.name));
     }
@@ -113,11 +122,14 @@ std::expected<GenerateResult, std::string> generate_pypi_recipes(const GenerateR
     const bool given = std::any_of(request.packages.begin(), request.packages.end(),
                                    [&](const PackageRequest& each) { return each.name == package.name; });
     if (!given && fs::exists(file, error)) {
-      result.not_needed.push_back(name + " (a recipe in " + request.output_dir.string() + ")");
+      result.not_needed.push_back(spec + " (a recipe in " + request.output_dir.string() + ")");
       continue;
     }
-    if (!given && request.in_channels && request.in_channels(name)) {
-      result.not_needed.push_back(name + " (in the channels)");
+    if (!given && std::any_of(made.begin(), made.end(), [&](const GeneratedFile& each) { return each.recipe.name == name; })) {
+      continue;  // written in this run (for another constraint)
+    }
+    if (!given && request.in_channels && request.in_channels(spec)) {
+      result.not_needed.push_back(spec + " (in the channels)");
       continue;
     }
     if (given && fs::exists(file, error) && !request.overwrite) {
@@ -128,7 +140,7 @@ std::expected<GenerateResult, std::string> generate_pypi_recipes(const GenerateR
     if (request.recursive) {
       // The requirement's PyPI name is its conda name where no mapping
       // differs; a mapped one is looked up by its PyPI name below.
-      for (const auto& requirement : recipe->pypi_requirements) queue.push_back(PackageRequest{requirement, std::nullopt});
+      for (const auto& needed : recipe->needed) queue.push_back(PackageRequest{needed.pypi, std::nullopt, needed.version});
     }
     made.push_back(GeneratedFile{file, std::move(*recipe)});
   }

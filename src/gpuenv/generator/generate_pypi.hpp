@@ -24,6 +24,7 @@ namespace gpuenv::generate {
 struct PackageRequest {
   std::string name;
   std::optional<std::string> version;
+  std::string constraint;  // --recursive: the conda version constraint a recipe needs it to meet
 };
 
 // "toolz", "toolz==1.0.0"; an error for anything else ("toolz>=1").
@@ -38,7 +39,8 @@ struct GenerateRequest {
   const CondaNames* names = nullptr;
   bool recursive = false;
   bool overwrite = false;  // replace recipes that exist (else: an error naming them)
-  // Whether the channels already have a package of this conda name (recursive only).
+  // Whether the channels already have a package matching this conda spec
+  // ("flit-core >=3.11,<4"; recursive only).
   std::function<bool(const std::string&)> in_channels;
   std::function<void(const std::string&)> log;
   int newest_python_minor = 14;

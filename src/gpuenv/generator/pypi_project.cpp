@@ -9,6 +9,9 @@
 
 #include "gpuenv/net/file_url.hpp"
 #include "gpuenv/net/http_client.hpp"
+#include "gpuenv/specs/spec_error.hpp"
+#include "gpuenv/specs/version.hpp"
+#include "gpuenv/specs/version_spec.hpp"
 
 namespace gpuenv::generate {
 namespace {
@@ -147,6 +150,37 @@ std::expected<PypiRelease, std::string> select_release(std::string_view project_
                    [](const auto& left, const auto& right) { return sdist_rank(left.filename) < sdist_rank(right.filename); });
   release.sdist = std::move(sdists.front());
   return release;
+}
+
+std::optional<std::string> newest_version_matching(std::string_view project_json, const std::string& constraint) {
+  const auto document = json::parse(project_json, nullptr, false);
+  if (document.is_discarded() || !document.contains("releases") || !document["releases"].is_object()) return std::nullopt;
+  std::optional<specs::VersionSpec> spec;
+  try {
+    spec = specs::VersionSpec::parse(constraint);
+  } catch (const specs::SpecError&) {
+    return std::nullopt;
+  }
+  std::optional<specs::Version> best;
+  std::string best_text;
+  bool best_final = false;
+  for (auto it = document["releases"].begin(); it != document["releases"].end(); ++it) {
+    if (!it->is_array()) continue;
+    const bool has_sdist = std::any_of(it->begin(), it->end(), [](const json& file) {
+      return file.is_object() && text_of(file, "packagetype") == "sdist" && !file.value("yanked", false);
+    });
+    const auto version = specs::Version::try_parse(it.key());
+    if (!has_sdist || !version || !spec->contains(*version)) continue;
+    // PEP 440 pre-releases: a, b, rc, dev in the version.
+    const bool final = it.key().find_first_of("abcdefghijklmnopqrstuvwxyz") == std::string::npos;
+    if (!best || (final && !best_final) || (final == best_final && *best < *version)) {
+      best = *version;
+      best_text = it.key();
+      best_final = final;
+    }
+  }
+  if (!best) return std::nullopt;
+  return best_text;
 }
 
 std::expected<std::string, std::string> fetch_project_json(const std::string& index_url, std::string_view package,

@@ -51,6 +51,11 @@ std::expected<PypiRelease, std::string> select_release(std::string_view project_
                                                        const std::optional<std::string>& version,
                                                        const std::string& json_url = "https://pypi.org/pypi/");
 
+// The newest release whose version the conda version spec `constraint`
+// (">=3.11,<4") contains and that has an sdist, pre-releases only when no
+// final release fits; nullopt when none does.
+std::optional<std::string> newest_version_matching(std::string_view project_json, const std::string& constraint);
+
 // `reference` resolved against `base` (RFC 3986, for the http(s) urls PyPI
 // writes: absolute, scheme-relative, host-relative, relative with ../).
 std::string resolve_url(const std::string& base, const std::string& reference);

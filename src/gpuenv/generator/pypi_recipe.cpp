@@ -74,7 +74,8 @@ struct Requirement {
   std::string selector;  // a match(python, ...) condition; empty: always
   std::string comment;   // why it is kept on some Pythons only
   std::string name;
-  std::string pypi;  // the PyPI name as written
+  std::string pypi;     // the PyPI name as written
+  std::string version;  // the conda version constraint
 };
 
 // PEP 508 requirements as conda ones; what is dropped or doubtful goes to `notes`.
@@ -105,6 +106,7 @@ std::vector<Requirement> conda_requirements(const std::vector<std::string>& writ
     const auto version = conda_version_spec(parsed->specifiers);
     if (!version) notes.push_back(where + ": " + requirement.name + ": '" + parsed->specifiers + "' has no conda form; written without a version");
     requirement.spec = requirement.name + (version && !version->empty() ? " " + *version : "");
+    requirement.version = version.value_or("");
     if (judged->verdict == MarkerVerdict::some) {
       const auto range = python_selector(judged->pythons, machine.python_min, machine.python_max);
       if (noarch || range.empty()) {
@@ -288,12 +290,14 @@ std::expected<GeneratedRecipe, std::string> write_pypi_recipe(const RecipeSource
   std::erase_if(host, [](const Requirement& requirement) { return requirement.name == "pip"; });
   if (facts.rust) recipe.notes.push_back("build: Rust sources (" + facts.compiled_because + "): add the Rust compiler by hand");
   if (facts.compiled) {
-    recipe.notes.push_back("not noarch: " + facts.compiled_because + " is compiled");
+    recipe.notes.push_back("not noarch: " + (facts.compiled_because.starts_with("the ")
+                                                 ? "it needs a compiler (" + facts.compiled_because + ")"
+                                                 : facts.compiled_because + " is compiled"));
   }
 
   std::string text;
   text += "# Written by `gpuenv generate-recipe pypi " + release.name + "==" + release.version + "` from PyPI's\n";
-  text += "# metadata and the sdist" + std::string(recipe.noarch ? " (pure Python: noarch)" : " (" + facts.compiled_because + " is compiled)") + ".\n";
+  text += "# metadata and the sdist" + std::string(recipe.noarch ? " (pure Python: noarch)" : " (compiled code)") + ".\n";
   for (const auto& note : recipe.notes) text += "# check: " + note + "\n";
   text += "schema_version: 1\n\ncontext:\n  version: " + yaml_quoted(release.version) + "\n";
   if (!python_min.empty()) text += "  python_min: " + yaml_quoted(python_min) + "\n";
@@ -348,9 +352,24 @@ std::expected<GeneratedRecipe, std::string> write_pypi_recipe(const RecipeSource
 
   text += "\nabout:\n";
   const auto homepage = first_url(metadata, release, {"homepage", "home", "home-page", "home page"}, true);
-  const auto repository = first_url(metadata, release, {"source", "repository", "source code", "code", "github"}, false);
+  auto repository = first_url(metadata, release, {"source", "sources", "repository", "source code", "code", "github",
+                                                  "gitlab", "repo"}, false);
+  if (repository.empty() && metadata) {
+    for (const auto& entry : metadata->project_urls) {  // any label, on a forge
+      const auto url = entry.substr(entry.find(',') == std::string::npos ? entry.size() : entry.find(',') + 1);
+      const auto trimmed = url.substr(url.find_first_not_of(' ') == std::string::npos ? url.size() : url.find_first_not_of(' '));
+      if ((trimmed.starts_with("https://github.com/") || trimmed.starts_with("https://gitlab.com/")) &&
+          trimmed.find("/issues") == std::string::npos) {
+        repository = trimmed;
+        break;
+      }
+    }
+  }
   const auto documentation = first_url(metadata, release, {"documentation", "docs"}, false);
-  if (!homepage.empty() || !repository.empty()) text += "  homepage: " + scalar(homepage.empty() ? repository : homepage) + "\n";
+  // Last, the project's page on PyPI, which every release has.
+  text += "  homepage: " + scalar(!homepage.empty()     ? homepage
+                                  : !repository.empty() ? repository
+                                                        : "https://pypi.org/project/" + release.name + "/") + "\n";
   if (!repository.empty()) text += "  repository: " + scalar(repository) + "\n";
   if (!documentation.empty()) text += "  documentation: " + scalar(documentation) + "\n";
   const auto summary = metadata && !metadata->summary.empty() ? metadata->summary : release.summary;
@@ -384,7 +403,7 @@ std::expected<GeneratedRecipe, std::string> write_pypi_recipe(const RecipeSource
       if (requirement.name != "python" && requirement.name != "pip" &&
           std::find(recipe.requirements.begin(), recipe.requirements.end(), requirement.name) == recipe.requirements.end()) {
         recipe.requirements.push_back(requirement.name);
-        recipe.pypi_requirements.push_back(requirement.pypi);
+        recipe.needed.push_back({requirement.pypi, requirement.name, requirement.version});
       }
     }
   }

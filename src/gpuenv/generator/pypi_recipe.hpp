@@ -41,7 +41,12 @@ struct GeneratedRecipe {
   // Conda names of the host and run requirements (python and pip left
   // out), for --recursive.
   std::vector<std::string> requirements;
-  std::vector<std::string> pypi_requirements;  // the same, as PyPI names
+  struct Needed {
+    std::string pypi;     // the PyPI name as written
+    std::string conda;    // its conda name
+    std::string version;  // the conda version constraint (">=3.11,<4"); empty: any
+  };
+  std::vector<Needed> needed;  // the same, each once, for --recursive
   // What the recipe could not decide and a person should check, one line each.
   std::vector<std::string> notes;
 };

@@ -80,10 +80,30 @@ std::vector<std::string> package_directories(const fs::path& base) {
   std::error_code error;
   for (fs::directory_iterator it(base, error), end; !error && it != end; it.increment(error)) {
     const auto name = it->path().filename().string();
-    if (it->is_directory(error) && fs::exists(it->path() / "__init__.py", error) && !excluded.contains(lower(name)) &&
+    const auto lowered = lower(name);
+    // tests/, tests_core/ (flit-core), testing/, docs/, examples/: not what the package installs.
+    const bool aside = excluded.contains(lowered) || lowered.starts_with("test") || lowered.starts_with("doc") ||
+                       lowered.starts_with("example") || lowered.starts_with("bench");
+    if (it->is_directory(error) && fs::exists(it->path() / "__init__.py", error) && !aside &&
         name.find('.') == std::string::npos) {
       names.push_back(name);
     }
+  }
+  return names;
+}
+
+// PEP 420 namespace packages: a directory without __init__.py whose
+// subdirectories are packages ("poetry/core" -> "poetry.core").
+std::vector<std::string> namespace_packages(const fs::path& base) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (fs::directory_iterator it(base, error), end; !error && it != end; it.increment(error)) {
+    const auto name = it->path().filename().string();
+    if (!it->is_directory(error) || fs::exists(it->path() / "__init__.py", error) || name.starts_with('.') ||
+        name.find('.') != std::string::npos || name.ends_with(".egg-info")) {
+      continue;
+    }
+    for (const auto& inner : package_directories(it->path())) names.push_back(name + "." + inner);
   }
   return names;
 }
@@ -203,11 +223,17 @@ std::expected<SdistFacts, std::string> inspect_sdist(const fs::path& root) {
     }
   }
   if (facts.top_level_modules.empty()) {
-    for (const auto& base : {root / "src", root}) {
+    // Where setuptools' package_dir usually points: src/, lib/ (PyYAML),
+    // python/, else the root; packages, then namespace packages, then
+    // single modules.
+    for (const auto& base : {root / "src", root / "lib", root / "python", root}) {
+      if (!fs::is_directory(base, error)) continue;
       facts.top_level_modules = package_directories(base);
-      if (facts.top_level_modules.empty()) facts.top_level_modules = single_modules(base == root / "src" ? base : root);
+      if (facts.top_level_modules.empty() && base != root) facts.top_level_modules = namespace_packages(base);
+      if (facts.top_level_modules.empty()) facts.top_level_modules = single_modules(base);
       if (!facts.top_level_modules.empty()) break;
     }
+    if (facts.top_level_modules.empty()) facts.top_level_modules = namespace_packages(root);
   }
   std::sort(facts.top_level_modules.begin(), facts.top_level_modules.end());
   facts.top_level_modules.erase(std::unique(facts.top_level_modules.begin(), facts.top_level_modules.end()),

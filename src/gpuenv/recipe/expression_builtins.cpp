@@ -131,10 +131,18 @@ Value match(const Arguments& arguments, const CallSite& site) {
   // rattler-build matches a missing (none) variant value against anything.
   if (value.kind() == Value::Kind::none) return Value::boolean(true);
   const std::string& spec_text = expect_string(argument(parameters[1]), site, "the version spec");
+  // As rattler-build: a variant value is often a spec itself
+  // (conda-forge's python "3.12.* *_cpython"): its first word, without a
+  // trailing ".*" or "*", is the version.
+  std::string text = value.display();
+  text = text.substr(0, text.find(' '));
+  if (text.ends_with(".*")) text.resize(text.size() - 2);
+  while (text.ends_with('*')) text.pop_back();
   try {
     const auto spec = specs::VersionSpec::parse(spec_text);
-    const auto version = specs::Version::try_parse(value.display());
-    return Value::boolean(version && spec.contains(*version));
+    const auto version = specs::Version::try_parse(text);
+    if (!version) site.fail(Kind::invalid_operation, "'" + value.display() + "' is not a version, in");
+    return Value::boolean(spec.contains(*version));
   } catch (const specs::SpecError& error) {
     site.fail(Kind::invalid_operation, error.what() + std::string(" in"));
   }

@@ -34,6 +34,7 @@ TEST(SdistInspection, APurePythonSdistIsNoarchWithItsModulesAndLicense) {
   write_text_file(root / "pyproject.toml", "[build-system]\nrequires = [\"flit_core >=3.2,<4\"]\nbuild-backend = \"flit_core.buildapi\"\n");
   write_text_file(root / "src/demo_pkg/__init__.py", "");
   write_text_file(root / "src/_demo_private/__init__.py", "");
+  write_text_file(root / "src/tests_core/__init__.py", "");  // flit-core's test package
   write_text_file(root / "tests/test_c_helper.c", "int main(void) { return 0; }\n");  // tests are not installed
   write_text_file(root / "COPYING", "MIT\n");
   const auto facts = inspect_sdist(root.path());
@@ -43,6 +44,22 @@ TEST(SdistInspection, APurePythonSdistIsNoarchWithItsModulesAndLicense) {
   EXPECT_EQ(facts->license_files, (std::vector<std::string>{"COPYING"}));
   ASSERT_TRUE(facts->pyproject);
   EXPECT_EQ(facts->pyproject->build_backend, "flit_core.buildapi");
+}
+
+// PyYAML keeps its package in lib/, poetry-core in the namespace src/poetry/.
+TEST(SdistInspection, PackagesUnderLibAndNamespacePackagesAreFound) {
+  TempDirectory yaml;
+  write_text_file(yaml / "PKG-INFO", "Metadata-Version: 2.1\nName: PyYAML\nVersion: 6.0\n");
+  write_text_file(yaml / "lib/yaml/__init__.py", "");
+  write_text_file(yaml / "setup.py", "");
+  auto facts = inspect_sdist(yaml.path());
+  ASSERT_TRUE(facts);
+  EXPECT_EQ(facts->top_level_modules, (std::vector<std::string>{"yaml"}));
+  TempDirectory poetry;
+  write_text_file(poetry / "src/poetry/core/__init__.py", "");
+  facts = inspect_sdist(poetry.path());
+  ASSERT_TRUE(facts);
+  EXPECT_EQ(facts->top_level_modules, (std::vector<std::string>{"poetry.core"}));
 }
 
 TEST(SdistInspection, CSourcesOrACompilingBackendMeanNotNoarch) {

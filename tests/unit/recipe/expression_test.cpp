@@ -55,6 +55,22 @@ TEST(RecipeExpression, StdlibWithoutVariantSaysWhichKeyToAdd) {
   }
 }
 
+// conda-forge's variant values are specs ("3.12.* *_cpython"): match()
+// takes their first word without the trailing ".*", as rattler-build does
+// (it had read every such value as no version, so every match was false).
+TEST(RecipeExpression, MatchReadsAVariantValueThatIsASpecAsItsVersion) {
+  EvaluationContext context = sample_context();
+  context.variant["python"] = "3.12.* *_cpython";
+  EXPECT_EQ(printed("match(python, '<3.13')", context), "true");
+  EXPECT_EQ(printed("match(python, '>=3.13')", context), "false");
+  context.variant["python"] = "3.13.* *_cp313";
+  EXPECT_EQ(printed("match(python, '>=3.13')", context), "true");
+  context.variant["python"] = "3.10";
+  EXPECT_EQ(printed("match(python, '3.10.*')", context), "true");
+  context.variant["python"] = "3..0";
+  EXPECT_THROW(printed("match(python, '>=3')", context), ExpressionError);
+}
+
 TEST(RecipeExpression, PlatformBooleansAndDefaultsFollowTheTargetPlatform) {
   const auto booleans = "[linux, osx, win, unix, x86_64, aarch64, arm64, ppc64le, s390x, linux64, linux32, "
                         "win64, win32, osx64, x86, emscripten, wasm32]";

@@ -119,15 +119,22 @@ std::expected<GenerateResult, std::string> generate_pypi_recipes(const GenerateR
     }
     const auto file = request.output_dir / name / "recipe.yaml";
     std::error_code error;
-    const bool given = std::any_of(request.packages.begin(), request.packages.end(),
-                                   [&](const PackageRequest& each) { return each.name == package.name; });
+    const bool given = package.needed_by.empty();
+    const auto made_here = std::find_if(made.begin(), made.end(), [&](const GeneratedFile& each) { return each.recipe.name == name; });
+    if (!given && made_here != made.end()) {
+      // Written in this run already (asked for, or for another recipe's
+      // constraint): one recipe per name; a constraint it may not meet is said.
+      if (!package.constraint.empty()) {
+        result.not_needed.push_back(fmt::format("{} (needed by {}; {} {} is written: check they fit)", spec,
+                                                package.needed_by, name, made_here->recipe.version));
+      }
+      continue;
+    }
     if (!given && fs::exists(file, error)) {
       result.not_needed.push_back(spec + " (a recipe in " + request.output_dir.string() + ")");
       continue;
     }
-    if (!given && std::any_of(made.begin(), made.end(), [&](const GeneratedFile& each) { return each.recipe.name == name; })) {
-      continue;  // written in this run (for another constraint)
-    }
+
     if (!given && request.in_channels && request.in_channels(spec)) {
       result.not_needed.push_back(spec + " (in the channels)");
       continue;
@@ -140,7 +147,9 @@ std::expected<GenerateResult, std::string> generate_pypi_recipes(const GenerateR
     if (request.recursive) {
       // The requirement's PyPI name is its conda name where no mapping
       // differs; a mapped one is looked up by its PyPI name below.
-      for (const auto& needed : recipe->needed) queue.push_back(PackageRequest{needed.pypi, std::nullopt, needed.version});
+      for (const auto& needed : recipe->needed) {
+        queue.push_back(PackageRequest{needed.pypi, std::nullopt, needed.version, recipe->name});
+      }
     }
     made.push_back(GeneratedFile{file, std::move(*recipe)});
   }

@@ -25,6 +25,7 @@ struct PackageRequest {
   std::string name;
   std::optional<std::string> version;
   std::string constraint;  // --recursive: the conda version constraint a recipe needs it to meet
+  std::string needed_by;   // --recursive: the recipe that needs it; empty: asked for by the user
 };
 
 // "toolz", "toolz==1.0.0"; an error for anything else ("toolz>=1").

@@ -286,6 +286,11 @@ std::expected<GeneratedRecipe, std::string> write_pypi_recipe(const RecipeSource
   } else {
     build_written = {"setuptools", "wheel"};  // PEP 517's fallback for a setup.py-only sdist
   }
+  // An in-tree backend (backend-path: hatchling, flit-core) is the package
+  // itself: building it imports what it needs at run time.
+  if (facts.pyproject && facts.pyproject->in_tree_backend) {
+    build_written.insert(build_written.end(), run_written.begin(), run_written.end());
+  }
   auto host = conda_requirements(build_written, names, machine, recipe.noarch, "host", recipe.notes);
   std::erase_if(host, [](const Requirement& requirement) { return requirement.name == "pip"; });
   if (facts.rust) recipe.notes.push_back("build: Rust sources (" + facts.compiled_because + "): add the Rust compiler by hand");

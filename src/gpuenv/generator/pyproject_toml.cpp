@@ -43,6 +43,7 @@ std::expected<PyprojectInfo, std::string> parse_pyproject(std::string_view text)
     auto requires_list = strings_of(build->get("requires"), "[build-system] requires");
     if (!requires_list) return std::unexpected(requires_list.error());
     info.build_requires = std::move(*requires_list);
+    info.in_tree_backend = build->get("backend-path") != nullptr;
     if (const auto* backend = build->get("build-backend")) {
       if (!backend->is_string()) return std::unexpected(std::string("[build-system] build-backend is not a string"));
       info.build_backend = backend->as_string()->get();

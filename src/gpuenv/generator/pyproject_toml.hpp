@@ -16,6 +16,7 @@ struct PyprojectInfo {
   bool has_build_system = false;
   std::vector<std::string> build_requires;  // [build-system] requires, PEP 508
   std::string build_backend;                // [build-system] build-backend ("" : setuptools' legacy default)
+  bool in_tree_backend = false;             // [build-system] backend-path: the package builds itself (hatchling, flit-core)
   bool has_project = false;
   std::vector<std::string> dependencies;    // [project] dependencies
   std::vector<std::string> dynamic;         // [project] dynamic

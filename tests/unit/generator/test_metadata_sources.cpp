@@ -55,6 +55,9 @@ TEST(PypiProject, AVersionWithoutAnSdistOrUnknownIsRefusedNamingThePackage) {
   refused = select_release(toolz_json, "toolz", std::string("9.9"));
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().find("toolz has no release 9.9 on PyPI"), std::string::npos) << refused.error();
+  refused = select_release(std::string(max_project_json_bytes + 1, ' '), "toolz", std::nullopt);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("toolz: PyPI's answer is larger than 64 MiB"), std::string::npos) << refused.error();
   refused = select_release("<html>rate limited</html>", "toolz", std::nullopt);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().find("toolz: PyPI's answer is not a project JSON document"), std::string::npos);
@@ -159,6 +162,10 @@ TEST(PyprojectToml, NotTomlOrWrongTypesAreErrorsSayingWhere) {
   info = parse_pyproject("");
   ASSERT_TRUE(info);
   EXPECT_FALSE(info->has_build_system);
+  // hatchling builds itself from src/.
+  info = parse_pyproject("[build-system]\nrequires = []\nbuild-backend = 'hatchling.ouroboros'\nbackend-path = ['src']\n");
+  ASSERT_TRUE(info);
+  EXPECT_TRUE(info->in_tree_backend);
 }
 
 }  // namespace

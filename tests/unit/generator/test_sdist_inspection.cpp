@@ -108,6 +108,34 @@ TEST(CondaNames, TheShippedTableMapsGrayskullsNamesAndOthersNormalize) {
   EXPECT_FALSE(parse_conda_names("pypi_name\tconda_name\tsource\nmsgpack\n"));
 }
 
+// hatchling's backend is hatchling itself (backend-path): what it needs at
+// run time must be in the host environment to build it.
+TEST(PypiRecipe, AnInTreeBackendGetsItsRunRequirementsInHost) {
+  PypiRelease release;
+  release.name = "hatchling";
+  release.version = "1.33.0";
+  release.sdist = {"hatchling-1.33.0.tar.gz", "https://files.example.org/hatchling-1.33.0.tar.gz",
+                   std::string(64, 'a'), "sdist", ">=3.9", 1, false};
+  SdistFacts facts;
+  facts.pkg_info = *parse_core_metadata("Metadata-Version: 2.4\nName: hatchling\nVersion: 1.33.0\n"
+                                        "Requires-Dist: pathspec>=0.10.1\nRequires-Dist: pluggy>=1.0.0\n");
+  facts.pyproject = *parse_pyproject("[build-system]\nrequires = []\nbuild-backend = 'hatchling.ouroboros'\n"
+                                     "backend-path = ['src']\n");
+  facts.top_level_modules = {"hatchling"};
+  const RecipeSources sources{&release, &facts, &shipped_conda_names(), 14};
+  const auto recipe = write_pypi_recipe(sources);
+  ASSERT_TRUE(recipe) << recipe.error();
+  const auto host = recipe->text.find("  host:\n");
+  const auto run = recipe->text.find("  run:\n");
+  ASSERT_NE(host, std::string::npos);
+  const auto host_section = recipe->text.substr(host, run - host);
+  EXPECT_NE(host_section.find("    - pathspec >=0.10.1\n"), std::string::npos) << recipe->text;
+  EXPECT_NE(host_section.find("    - pluggy >=1.0.0\n"), std::string::npos) << recipe->text;
+  EXPECT_NE(recipe->text.find("  homepage: https://pypi.org/project/hatchling/\n"), std::string::npos) << recipe->text;
+  EXPECT_NE(recipe->text.find("  license: LicenseRef-unknown\n"), std::string::npos) << recipe->text;
+  EXPECT_FALSE(recipe->notes.empty());  // the license and the license file to check
+}
+
 TEST(PypiRecipe, LicensesAndPythonBoundsAreReadAsTheMetadataWritesThem) {
   EXPECT_EQ(spdx_license("License :: OSI Approved :: BSD License"), "BSD-3-Clause");
   EXPECT_EQ(spdx_license("Apache Software License 2.0"), "Apache-2.0");

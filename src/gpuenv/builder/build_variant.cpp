@@ -422,6 +422,13 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   variables["SUBDIR"] = subdir;
   variables["SHLIB_EXT"] = ".so";
   variables["CONDA_BUILD"] = "1";
+  // As rattler-build: pip installs only from the host environment, keeps no
+  // cache of its own and ignores the user's site-packages; a noarch package
+  // gets no bytecode.
+  variables["PYTHONNOUSERSITE"] = "1";
+  variables["PIP_NO_INDEX"] = "True";
+  variables["PIP_CACHE_DIR"] = (work_dir.parent_path() / "pip_cache").string();
+  if (build.noarch) variables["PYTHONDONTWRITEBYTECODE"] = "1";
   if (cuda_override) variables["CONDA_OVERRIDE_CUDA"] = *cuda_override;
   ScriptTemplateNames template_names;
   template_names.variant = &variant;

@@ -70,6 +70,24 @@ std::set<std::string> prefix_listing(const fs::path& prefix) {
   return listing;
 }
 
+bool bytecode_of_an_earlier_file(const std::string& path, const std::set<std::string>& before) {
+  if (!path.ends_with(".pyc")) return false;
+  const auto slash = path.rfind('/');
+  const auto directory = slash == std::string::npos ? std::string() : path.substr(0, slash);
+  const auto name = path.substr(slash == std::string::npos ? 0 : slash + 1);
+  std::string source;
+  if (directory == "__pycache__" || directory.ends_with("/__pycache__")) {
+    // .../__pycache__/module.cpython-313[.opt-1].pyc -> .../module.py (a
+    // module's name has no dot)
+    const auto parent = directory.size() > 11 ? directory.substr(0, directory.size() - 12) : std::string();
+    const auto stem = name.substr(0, name.find('.'));
+    source = (parent.empty() ? "" : parent + "/") + stem + ".py";
+  } else {
+    source = path.substr(0, path.size() - 1);  // module.pyc -> module.py
+  }
+  return before.contains(source);
+}
+
 std::expected<std::vector<NewPrefixFile>, BuildError> new_prefix_files(const fs::path& prefix,
                                                                        const std::set<std::string>& before,
                                                                        const recipe::PrefixDetection& detection) {
@@ -77,6 +95,10 @@ std::expected<std::vector<NewPrefixFile>, BuildError> new_prefix_files(const fs:
   const std::string prefix_text = prefix.string();
   for (const auto& path : prefix_listing(prefix)) {
     if (before.contains(path)) continue;
+    // Bytecode Python wrote for a module that was there before the script
+    // (pip's own, while it installed this package): not this package's,
+    // as rattler-build filters it.
+    if (bytecode_of_an_earlier_file(path, before)) continue;
     NewPrefixFile file;
     file.source = prefix / path;
     file.entry.path = path;

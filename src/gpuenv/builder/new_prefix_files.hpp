@@ -28,7 +28,13 @@ struct NewPrefixFile {
   std::string link_target;  // symbolic links
 };
 
-// The entries of `prefix` not in `before`, sorted by path.
+// The entries of `prefix` not in `before`, sorted by path; a .pyc whose .py
+// is in `before` (bytecode of an earlier package's module, written while
+// the script ran it) is not one of them.
+// Whether `path` is such bytecode: pkg/__pycache__/m.cpython-313.pyc or
+// pkg/m.pyc with pkg/m.py in `before`.
+bool bytecode_of_an_earlier_file(const std::string& path, const std::set<std::string>& before);
+
 std::expected<std::vector<NewPrefixFile>, BuildError> new_prefix_files(const std::filesystem::path& prefix,
                                                                        const std::set<std::string>& before,
                                                                        const recipe::PrefixDetection& detection);

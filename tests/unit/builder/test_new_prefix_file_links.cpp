@@ -42,3 +42,33 @@ TEST(NewPrefixFileLinks, SoftlinkRecordsItsSizeAndItsTargetsDigest) {
 }
 
 }  // namespace
+
+namespace {
+
+// pip's own modules get bytecode while pip installs the package: that is
+// not the package's (a clean environment, without PYTHONDONTWRITEBYTECODE,
+// packaged 455 such files into cython and broke pip in its tests).
+TEST(NewPrefixFiles, BytecodeOfModulesThatWereThereBeforeIsNotPackaged) {
+  using gpuenv::build::bytecode_of_an_earlier_file;
+  const std::set<std::string> before = {"lib/python3.13/site-packages/pip/__init__.py", "bin/tool.py", "setup.py"};
+  EXPECT_TRUE(bytecode_of_an_earlier_file("lib/python3.13/site-packages/pip/__pycache__/__init__.cpython-313.pyc", before));
+  EXPECT_TRUE(bytecode_of_an_earlier_file("bin/tool.pyc", before));
+  EXPECT_TRUE(bytecode_of_an_earlier_file("__pycache__/setup.cpython-313.opt-1.pyc", before));  // an optimization level
+  EXPECT_FALSE(bytecode_of_an_earlier_file("lib/python3.13/site-packages/Cython/__pycache__/Shadow.cpython-313.pyc", before));
+  EXPECT_FALSE(bytecode_of_an_earlier_file("lib/python3.13/site-packages/pip/__init__.py", before));
+
+  gpuenv::testing::TempDirectory prefix;
+  gpuenv::testing::write_text_file(prefix / "lib/python3.13/site-packages/pip/__init__.py", "");
+  const auto listed = gpuenv::build::prefix_listing(prefix.path());
+  gpuenv::testing::write_text_file(prefix / "lib/python3.13/site-packages/pip/__pycache__/__init__.cpython-313.pyc", "pyc");
+  gpuenv::testing::write_text_file(prefix / "lib/python3.13/site-packages/demo/__init__.py", "");
+  gpuenv::testing::write_text_file(prefix / "lib/python3.13/site-packages/demo/__pycache__/__init__.cpython-313.pyc", "pyc");
+  const auto files = gpuenv::build::new_prefix_files(prefix.path(), listed, {});
+  ASSERT_TRUE(files) << files.error().message;
+  std::vector<std::string> paths;
+  for (const auto& file : *files) paths.push_back(file.entry.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"lib/python3.13/site-packages/demo/__init__.py",
+                                             "lib/python3.13/site-packages/demo/__pycache__/__init__.cpython-313.pyc"}));
+}
+
+}  // namespace

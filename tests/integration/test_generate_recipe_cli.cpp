@@ -156,6 +156,18 @@ TEST_F(GenerateRecipeCli, BadAndHostileInputIsRefusedNamingThePackageAndNothingI
   EXPECT_NE(result.exit_code, 0);
   EXPECT_NE(result.err.find("sha256"), std::string::npos) << result.err;
 
+  // An index that slips YAML into a version, or answers for another project.
+  auto lying = nlohmann::json::parse(read_file(index() / "demo-pkg.json"));
+  lying["info"]["version"] = "1.0\nbuild: {script: evil}";
+  write_text_file(index() / "liar.json", lying.dump());
+  result = generate({"liar"});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("gives a version that is not one"), std::string::npos) << result.err;
+  write_text_file(index() / "other.json", read_file(index() / "demo-pkg.json"));
+  result = generate({"other"});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("other: the index answered for another project, demo-pkg"), std::string::npos) << result.err;
+
   // A project JSON that is not one.
   write_text_file(index() / "junk.json", "<html>rate limited</html>");
   result = generate({"junk"});

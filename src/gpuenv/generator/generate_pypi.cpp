@@ -54,6 +54,9 @@ std::expected<GeneratedRecipe, std::string> generate_one(const GenerateRequest& 
   }
   auto release = select_release(*json, package.name, version, project_json_url(request.index_url, package.name));
   if (!release) return std::unexpected(release.error());
+  if (normalize_python_name(release->name) != normalize_python_name(package.name)) {
+    return std::unexpected(fmt::format("{}: the index answered for another project, {}", package.name, release->name));
+  }
   if (!release->sdist.url.starts_with("https://") && !request.index_url.starts_with("file://")) {
     return std::unexpected(fmt::format("{} {}: its sdist's url {} is not https", release->name, release->version,
                                        release->sdist.url));
@@ -64,7 +67,7 @@ std::expected<GeneratedRecipe, std::string> generate_one(const GenerateRequest& 
   }
   Scratch scratch;
   std::error_code error;
-  scratch.path = fs::temp_directory_path(error) / fmt::format("gpuenv-generate-{}-{}", ::getpid(), release->name);
+  scratch.path = fs::temp_directory_path(error) / fmt::format("gpuenv-generate-{}-{}", ::getpid(), package.name);
   fs::remove_all(scratch.path, error);
   fs::create_directories(scratch.path, error);
   build::SourceSettings settings;

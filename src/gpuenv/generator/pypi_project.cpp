@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,15 @@ bool is_sha256(const std::string& text) {
   return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
          });
+}
+
+// What reaches a recipe.yaml unquoted or a path: PEP 440 versions, PEP 508
+// names, urls and file names of PyPI's own shape. Anything else (a space, a
+// quote, a line break a hostile index slipped in) is refused.
+bool only(const std::string& text, std::string_view allowed_punctuation) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || allowed_punctuation.find(c) != std::string_view::npos;
+  });
 }
 
 int sdist_rank(const std::string& filename) {
@@ -86,9 +96,12 @@ std::expected<PypiRelease, std::string> select_release(std::string_view project_
   const auto& info = document["info"];
   PypiRelease release;
   release.name = text_of(info, "name");
-  if (release.name.empty()) return std::unexpected(name + ": PyPI's project JSON names no project");
+  if (!only(release.name, "._-")) return std::unexpected(name + ": PyPI's project JSON names no project it could be");
   const auto latest = text_of(info, "version");
   release.version = version.value_or(latest);
+  if (!only(release.version, "._+!-")) {
+    return std::unexpected(name + ": PyPI's project JSON gives a version that is not one: '" + release.version + "'");
+  }
   release.is_latest = release.version == latest;
   if (release.is_latest) {
     release.summary = text_of(info, "summary");
@@ -128,8 +141,8 @@ std::expected<PypiRelease, std::string> select_release(std::string_view project_
     }
     if (file.packagetype != "sdist") continue;
     const bool local_mirror = json_url.starts_with("file://") && file.url.starts_with("file://");
-    if ((!file.url.starts_with("https://") && !local_mirror) || !is_sha256(file.sha256) || file.filename.empty() ||
-        file.filename.find('/') != std::string::npos) {
+    if ((!file.url.starts_with("https://") && !local_mirror) || !is_sha256(file.sha256) ||
+        !only(file.filename, "._+!-") || !only(file.url, ":/._~%+!-=&?@")) {
       return std::unexpected(fmt::format("{} {}: PyPI lists an sdist without an https url, a sha256 or a plain file "
                                          "name ({})", release.name, release.version, file.filename));
     }

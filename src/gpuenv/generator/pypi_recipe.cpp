@@ -124,9 +124,21 @@ std::vector<Requirement> conda_requirements(const std::vector<std::string>& writ
   return out;
 }
 
+// Text for a `#` comment: one line, whatever the metadata held.
+std::string one_line(std::string text) {
+  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return text;
+}
+
+bool plain_word(const std::string& text, std::string_view punctuation) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || punctuation.find(c) != std::string_view::npos;
+  });
+}
+
 void write_requirements(std::string& text, const std::vector<Requirement>& requirements) {
   for (const auto& requirement : requirements) {
-    if (!requirement.comment.empty()) text += "    # " + requirement.comment + "\n";
+    if (!requirement.comment.empty()) text += "    # " + one_line(requirement.comment) + "\n";
     if (requirement.selector.empty()) {
       text += "    - " + requirement.spec + "\n";
     } else {
@@ -303,7 +315,7 @@ std::expected<GeneratedRecipe, std::string> write_pypi_recipe(const RecipeSource
   std::string text;
   text += "# Written by `gpuenv generate-recipe pypi " + release.name + "==" + release.version + "` from PyPI's\n";
   text += "# metadata and the sdist" + std::string(recipe.noarch ? " (pure Python: noarch)" : " (compiled code)") + ".\n";
-  for (const auto& note : recipe.notes) text += "# check: " + note + "\n";
+  for (const auto& note : recipe.notes) text += "# check: " + one_line(note) + "\n";
   text += "schema_version: 1\n\ncontext:\n  version: " + yaml_quoted(release.version) + "\n";
   if (!python_min.empty()) text += "  python_min: " + yaml_quoted(python_min) + "\n";
   text += "\npackage:\n  name: " + scalar(recipe.name) + "\n  version: ${{ version }}\n\n";
@@ -325,9 +337,22 @@ std::expected<GeneratedRecipe, std::string> write_pypi_recipe(const RecipeSource
   text += "build:\n  number: 0\n";
   if (recipe.noarch) text += "  noarch: python\n";
   text += "  script: ${{ PYTHON }} -m pip install . -vv --no-deps --no-build-isolation\n";
-  if (!facts.console_scripts.empty()) {
+  // Entry points and import names as Python spells them, or left out.
+  std::vector<std::pair<std::string, std::string>> scripts;
+  for (const auto& [name, target] : facts.console_scripts) {
+    if (plain_word(name, "._-") && plain_word(target, "._:")) {
+      scripts.emplace_back(name, target);
+    } else {
+      recipe.notes.push_back("entry point '" + one_line(name) + "' left out: not NAME = module:function");
+    }
+  }
+  std::vector<std::string> modules;
+  for (const auto& module : facts.top_level_modules) {
+    if (plain_word(module, "._")) modules.push_back(module);
+  }
+  if (!scripts.empty()) {
     text += "  python:\n    entry_points:\n";
-    for (const auto& [name, target] : facts.console_scripts) text += "      - " + name + " = " + target + "\n";
+    for (const auto& [name, target] : scripts) text += "      - " + name + " = " + target + "\n";
   }
   text += "\nrequirements:\n";
   if (!recipe.noarch) {
@@ -343,16 +368,16 @@ std::expected<GeneratedRecipe, std::string> write_pypi_recipe(const RecipeSource
   text += recipe.noarch ? "    - python >=${{ python_min }}\n" : "    - python\n";
   write_requirements(text, run);
   text += "\ntests:\n  - python:\n";
-  if (!facts.top_level_modules.empty()) {
+  if (!modules.empty()) {
     text += "      imports:\n";
-    for (const auto& module : facts.top_level_modules) text += "        - " + module + "\n";
+    for (const auto& module : modules) text += "        - " + module + "\n";
   } else {
     recipe.notes.push_back("tests: no importable top-level module found in the sdist");
   }
   text += "      pip_check: true\n";
-  if (!facts.console_scripts.empty()) {
+  if (!scripts.empty()) {
     text += "  - script:\n";
-    for (const auto& script : facts.console_scripts) text += "      - " + script.first + " --help\n";
+    for (const auto& script : scripts) text += "      - " + script.first + " --help\n";
   }
 
   text += "\nabout:\n";

@@ -242,6 +242,46 @@ TEST_F(BuildCli, AGlibcFloorTheRecipeDeclaresThatAFileBreaksFailsTheBuildNamingT
   EXPECT_EQ(packages_in_output(), 0u);
 }
 
+// issue 34: with the machine's gcc standing in for compiler('c'), the
+// package depends on the GCC runtime it was built with -- libgcc at least
+// the machine gcc's version -- where the channels have one
+// (recipes/gcc-runtime), as conda-forge's compiler package exports it.
+TEST_F(BuildCli, TheMachinesCompilerExportsItsRuntimeWhereTheChannelsHaveIt) {
+  const auto gcc = gpuenv::testing::run_program("gcc", {"-dumpfullversion"}).out;
+  const auto version = gcc.substr(0, gcc.find_last_not_of("\n") + 1);
+  const auto recipe = write_libdemo("    - ${{ compiler('c') }}\n");
+  auto result = build(recipe, {"--json", "--no-test"});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  auto report = nlohmann::json::parse(result.out);
+  auto log = read_file(report["packages"][0]["log"].get<std::string>());
+  EXPECT_NE(log.find("compiler runtime: the channels have no libgcc >=" + version), std::string::npos) << log;
+
+  // A libgcc newer than any gcc, in the output channel (which later builds use).
+  const auto runtime = write_recipe("runtime", R"(package:
+  name: libgcc
+  version: "99.1.0"
+build:
+  noarch: generic
+  script:
+    - mkdir -p "$PREFIX/share/libgcc" && echo stand-in > "$PREFIX/share/libgcc/README"
+)");
+  // Given after the library, in one repository build: compiler('c') needs
+  // libgcc, so the recipe making it builds first and the export is met.
+  result = run_gpuenv({"build", recipe.string(), runtime.string(), "--output-dir", output().string(), "-c",
+                       "file://" + (machine / "channel").string(), "--override-channels", "--no-test",
+                       "--skip-existing=none", "--json"},
+                      machine.env());
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  report = nlohmann::json::parse(result.out);
+  ASSERT_EQ(report["packages"].size(), 2u) << result.out;
+  EXPECT_EQ(report["packages"][0]["name"], "libgcc") << result.out;
+  const fs::path package = report["packages"][1]["package"].get<std::string>();
+  gpuenv::package::extract_package(package, machine / "extracted");
+  const auto index = nlohmann::json::parse(read_file(machine / "extracted/info/index.json"));
+  const auto depends = index["depends"].dump();
+  EXPECT_NE(depends.find("\"libgcc >=" + version + "\""), std::string::npos) << depends;
+}
+
 // A staging output is read and rendered, but the builder does not run it:
 // refused, rather than building outputs without what it would have made.
 TEST_F(BuildCli, AStagingOutputIsRefusedNotSilentlySkipped) {

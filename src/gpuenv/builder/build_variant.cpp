@@ -26,6 +26,7 @@
 #include "gpuenv/builder/test_files.hpp"
 #include "gpuenv/cuda_binary/symbol_version_bytes.hpp"
 #include "gpuenv/environment/apply.hpp"
+#include "gpuenv/environment/search.hpp"
 #include "gpuenv/environment/plan.hpp"
 #include "gpuenv/util/environment.hpp"
 
@@ -191,7 +192,8 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
                                                          BuildObserver& observer,
                                                          std::map<std::string, std::string>& variables,
                                                          std::optional<CudaBuild>& cuda, LinkedPackages& linked,
-                                                         std::optional<std::string>& machine_glibc) {
+                                                         std::optional<std::string>& machine_glibc,
+                                                         std::vector<std::string>& runtime_exports) {
   auto created = create_environment(prefix, specs, settings, "build", log, observer);
   if (created || split.compilers.empty()) {
     if (!created) return std::unexpected(created.error());
@@ -243,6 +245,21 @@ std::expected<bool, BuildError> create_build_environment(const fs::path& prefix,
                                 : language == CompilerLanguage::cxx ? (*compilers)["CXX"]
                                                                     : machine_toolkit_description(*cuda);
     log.line("compiler: the channels do not provide " + compiler.spec + "; using this machine's " + machine);
+    // Its runtime (libgcc, libstdcxx), as the compiler package would have
+    // exported it, where the channels have one at least as new
+    // (recipes/gcc-runtime); else the package uses the system's.
+    const auto version = language == CompilerLanguage::cuda ? std::nullopt : compiler_version(machine);
+    for (const auto& spec : version ? compiler_runtime_run_exports(language, *version) : std::vector<std::string>{}) {
+      if (std::find(runtime_exports.begin(), runtime_exports.end(), spec) != runtime_exports.end()) continue;
+      environment::Reporter quiet;
+      if (environment::search(settings, spec, quiet)) {
+        runtime_exports.push_back(spec);
+        log.line("compiler runtime: run export " + spec);
+      } else {
+        log.line("compiler runtime: the channels have no " + spec + "; the package will load the system's (build "
+                 "recipes/gcc-runtime into a channel to ship it)");
+      }
+    }
   }
   for (const auto& [name, value] : *compilers) variables[name] = value;
   return true;
@@ -374,8 +391,9 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   if (!cuda) return std::unexpected(cuda.error());
   LinkedPackages build_linked;
   std::optional<std::string> machine_glibc;
+  std::vector<std::string> runtime_exports;
   auto machine = create_build_environment(build_prefix, *build_specs, split, build_settings, log, observer, variables,
-                                          *cuda, build_linked, machine_glibc);
+                                          *cuda, build_linked, machine_glibc, runtime_exports);
   if (!machine) return std::unexpected(machine.error());
   if (*cuda) variables.merge(cuda_build_variables(**cuda));
   built.used_machine_compilers = *machine;
@@ -390,6 +408,17 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
     PackageRunExports exported;
     exported.package = stdlib->spec.substr(0, stdlib->spec.find_first_of(" =<>!~["));
     exported.exports.strong.push_back(*machine_glibc);
+    build_exports->push_back(std::move(exported));
+  }
+  if (!runtime_exports.empty()) {
+    // Named as the compiler package it stands in for, so ignore_run_exports
+    // can name it as for conda-forge's.
+    const auto compiler = std::find_if(split.compilers.begin(), split.compilers.end(), [](const auto& each) {
+      return each.language == CompilerLanguage::c || each.language == CompilerLanguage::cxx;
+    });
+    PackageRunExports exported;
+    exported.package = compiler->spec.substr(0, compiler->spec.find_first_of(" =<>!~["));
+    exported.exports.strong = runtime_exports;
     build_exports->push_back(std::move(exported));
   }
   const auto& ignore = requirements.ignore_run_exports;

@@ -71,6 +71,27 @@ std::optional<std::map<std::string, std::string>> machine_compilers(const std::v
   return variables;
 }
 
+std::optional<std::string> compiler_version(const std::string& program) {
+  ProcessRequest request;
+  request.argv = {program, "-dumpfullversion"};
+  request.environment = current_environment();
+  std::string output;
+  request.on_output = [&output](std::string_view piece) {
+    if (output.size() < 256) output.append(piece);
+  };
+  const auto ran = run_process(request);
+  if (!ran.succeeded()) return std::nullopt;
+  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+  if (output.empty() || output.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
+  return output;
+}
+
+std::vector<std::string> compiler_runtime_run_exports(CompilerLanguage language, const std::string& version) {
+  if (language == CompilerLanguage::c) return {"libgcc >=" + version};
+  if (language == CompilerLanguage::cxx) return {"libstdcxx >=" + version, "libgcc >=" + version};
+  return {};
+}
+
 std::optional<std::string> machine_glibc_run_export() {
   const auto facts = system::detect_host_facts();
   if (!facts.glibc_version) return std::nullopt;

@@ -56,4 +56,13 @@ std::optional<std::map<std::string, std::string>> machine_compilers(const std::v
 // when the C library is not glibc.
 std::optional<std::string> machine_glibc_run_export();
 
+// `program -dumpfullversion` ("12.2.0" for Debian 12's gcc); nullopt when it
+// does not answer with a version.
+std::optional<std::string> compiler_version(const std::string& program);
+
+// What a package built by the machine's GCC `version` needs at run time, as
+// conda-forge's compiler packages export it (strong): C: libgcc >=V; C++:
+// libstdcxx >=V and libgcc >=V. Empty for other languages.
+std::vector<std::string> compiler_runtime_run_exports(CompilerLanguage language, const std::string& version);
+
 }  // namespace gpuenv::build

@@ -76,6 +76,11 @@ RecipeNeeds recipe_needs(const fs::path& file, const std::vector<recipe::Rendere
     for (const auto* group : {&requirements.build, &requirements.host, &requirements.run}) {
       for (const auto& dependency : *group) {
         auto name = requirement_name(dependency);
+        // compiler('c')/('cxx') (gcc_<platform>, gxx_<platform>) export the
+        // GCC runtime: a repository's recipe making libgcc/libstdcxx
+        // (recipes/gcc-runtime) goes first, so the run export can be met.
+        if (name.starts_with("gcc_") || name.starts_with("gxx_")) needs.needs.insert("libgcc");
+        if (name.starts_with("gxx_")) needs.needs.insert("libstdcxx");
         if (!name.empty()) needs.needs.insert(std::move(name));
       }
     }

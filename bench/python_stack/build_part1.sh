@@ -20,8 +20,8 @@
 # recipe variant, in the same order, with the same sources and skipping --
 # instead of `gpuenv build` on this machine. Needs root and debootstrap.
 #
-# --slice: what CI builds (tests/integration/python_stack_slice.sh): the C
-# libraries CPython needs, through the same code path.
+# --slice: what CI builds (tests/integration/python_stack_slice.sh): the GCC
+# runtime and the C libraries CPython needs, through the same code path.
 #
 # Not for CI in full: about an hour on 2 cores (bench/python_stack/README.md).
 set -euo pipefail
@@ -45,6 +45,7 @@ mkdir -p "$output"
 output=$(cd "$output" && pwd)
 cache=${GPUENV_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpuenv}/debian-sources
 
+runtime=(gcc-runtime)  # libgcc, libstdcxx, ...: what the machine compilers' packages export (issue 34)
 c_libraries=(zlib bzip2 xz libffi openssl ncurses readline sqlite)
 python=(python_abi python)
 toolchain=(pip setuptools wheel flit-core packaging pyproject-metadata meson meson-python ninja cython
@@ -54,9 +55,9 @@ cuda=(cuda-version cuda-nvvm cuda-nvrtc numba-cuda)
 if [ $# -gt 0 ]; then
   recipes=("$@")  # a part of the stack, still through the repository build
 elif [ "$slice" = 1 ]; then
-  recipes=(zlib bzip2 xz libffi)
+  recipes=(gcc-runtime zlib bzip2 xz libffi)
 else
-  recipes=("${c_libraries[@]}" "${python[@]}" "${toolchain[@]}" "${numeric[@]}" "${cuda[@]}")
+  recipes=("${runtime[@]}" "${c_libraries[@]}" "${python[@]}" "${toolchain[@]}" "${numeric[@]}" "${cuda[@]}")
 fi
 
 started=$(date +%s)

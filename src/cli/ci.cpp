@@ -346,7 +346,8 @@ void add_ci_command(CLI::App& app, Runner& run) {
                        "and run gpuenv doctor on it (the final job of `gpuenv ci render`)");
   check_command->add_option("channel", check->channel, "The channel folder (indexed: gpuenv index)")->required();
   check_command->add_option("--gpu", check->gpus,
-                            "gpuenv doctor --gpu: judge for this GPU architecture (repeatable; needed without a GPU)");
+                            "gpuenv doctor --gpu: judge for this GPU architecture (repeatable; on a machine without a "
+                            "GPU, without it the GPU code is not judged)");
   check_command->add_option("--work-dir", check->work_dir, "Make the environments here (default: a temporary folder)");
   check_command->add_flag("--json", check->json, "Print JSON");
   check_command->callback([&run, check] { run = [check] { return run_check_channel(*check); }; });

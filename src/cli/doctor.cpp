@@ -1,6 +1,8 @@
 // `gpuenv doctor`: will the CUDA code installed in an environment run on
-// this machine's GPUs (or, with --gpu, on another's)? Exits 0 only when every
-// library with device code can run on every GPU, so CI can gate on it.
+// this machine's GPUs (or, with --gpu, on another's), and can every ELF file
+// load here? Exits 0 only when every library with device code can run on
+// every GPU and every file can load, so CI can gate on it. Without a GPU (and
+// no --gpu) the device code is left unjudged and said so.
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -80,8 +82,14 @@ void print_check(const std::filesystem::path& prefix, const Machine& machine, co
   }
   for (const auto& problem : check.problems) fmt::print(stderr, "gpuenv: warning: {}\n", problem);
   print_runtime(runtime);
-  fmt::print("\n{}\n", check.everything_can_run() ? "every library can run on every GPU"
-                                                   : "some libraries cannot run on this machine's GPUs (FAIL above)");
+  if (machine.gpus.empty()) {
+    fmt::print("\nno GPU found on this machine (see `gpuenv cuda`): the GPU code of {} file{} is not judged; "
+               "--gpu sm_XY judges it for another machine's GPU\n",
+               check.libraries.size(), check.libraries.size() == 1 ? "" : "s");
+  } else {
+    fmt::print("\n{}\n", check.everything_can_run() ? "every library can run on every GPU"
+                                                     : "some libraries cannot run on this machine's GPUs (FAIL above)");
+  }
   if (!runtime.everything_can_run())
     fmt::print("the CUDA runtime this environment needs cannot run on this driver (FAIL above)\n");
 }

@@ -124,12 +124,24 @@ TEST(DoctorCli, PtxOnlyCodeRunsThroughJitAndIsTooNewForAnOldDriver) {
   EXPECT_TRUE(contains(old_driver.out, "needs a driver for CUDA >= 13.0; this driver provides CUDA 12.4")) << old_driver.out;
 }
 
-TEST(DoctorCli, NoGpuAndNoGpuOptionSaysWhatToDo) {
+// A machine without a GPU (a login node, a CI runner) still learns whether
+// the environment's files can load there; the GPU code is left unjudged,
+// saying how to judge it for another machine's GPU.
+TEST(DoctorCli, NoGpuStillChecksLoadingAndSaysHowToJudgeTheGpuCode) {
   DoctorMachine machine;
   const auto prefix = machine.install("sm90", "cudalib=1.0=sm90_0");
   const auto result = run_gpuenv({"doctor", "-p", prefix.string()}, machine.env());
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_TRUE(contains(result.err, "pass --gpu sm_XY")) << result.err;
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "no GPU found on this machine (see `gpuenv cuda`): the GPU code of 1 file is not "
+                                   "judged; --gpu sm_XY judges it for another machine's GPU"))
+      << result.out;
+  EXPECT_FALSE(contains(result.out, "every library can run on every GPU")) << result.out;
+  EXPECT_TRUE(contains(result.out, "every ELF file can load here")) << result.out;
+  const auto as_json = run_gpuenv({"doctor", "-p", prefix.string(), "--json"}, machine.env());
+  EXPECT_EQ(as_json.exit_code, 0) << as_json.out << as_json.err;
+  const auto document = json::parse(as_json.out);
+  EXPECT_TRUE(document["gpus"].empty()) << as_json.out;
+  EXPECT_TRUE(document["elf_load"]["success"].get<bool>()) << as_json.out;
 }
 
 std::size_t occurrences(const std::string& text, const std::string& part) {

@@ -27,7 +27,8 @@ struct GpusToJudge {
 
 // `requested` (--gpu: "sm_86", "8.6", "86"), else the detected devices
 // (CUDA_VISIBLE_DEVICES applies), else __cuda_arch; the driver is __cuda, so
-// CONDA_OVERRIDE_CUDA applies. Fails for a bad --gpu or when no GPU is known.
+// CONDA_OVERRIDE_CUDA applies. Fails for a bad --gpu; no GPU known at all
+// gives an empty list (the device code is then not judged).
 std::expected<GpusToJudge, Error> gpus_to_judge(const std::vector<std::string>& requested,
                                                       const util::EnvLookup& env);
 

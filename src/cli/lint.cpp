@@ -5,12 +5,15 @@
 #include <fmt/core.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "command.hpp"
 #include "error_output.hpp"
+#include "gpuenv/builder/recipe_order.hpp"
 #include "gpuenv/recipe/lint.hpp"
 #include "gpuenv/specs/platform.hpp"
 #include "gpuenv/util/environment.hpp"
@@ -59,11 +62,23 @@ int run_lint(const LintArguments& arguments) {
   request.render =
       rc::render_request_on_this_machine(arguments.overrides, arguments.variant_files, arguments.target_platform);
   std::vector<rc::LintedRecipe> linted;
-  for (const auto& recipe : arguments.recipes) {
-    auto findings = rc::lint_recipe_file(rc::recipe_file_path(recipe), request);
-    // Only a malformed --variant fails lint itself: the command line's mistake.
-    if (!findings) return report_usage_error(findings.error().message, arguments.json);
-    linted.push_back({recipe, std::move(*findings)});
+  for (const auto& argument : arguments.recipes) {
+    // A directory of recipes (`gpuenv lint recipes/`) is every recipe under
+    // it, as `gpuenv build` finds them; a path that is neither is linted as
+    // given, so the finding names what is missing.
+    std::vector<std::pair<std::string, std::filesystem::path>> recipes;
+    const auto found = build::find_recipe_files(argument);
+    if (found && !(found->size() == 1 && found->front() == rc::recipe_file_path(argument))) {
+      for (const auto& file : *found) recipes.emplace_back(file.parent_path().string(), file);
+    } else {
+      recipes.emplace_back(argument, rc::recipe_file_path(argument));
+    }
+    for (const auto& [name, file] : recipes) {
+      auto findings = rc::lint_recipe_file(file, request);
+      // Only a malformed --variant fails lint itself: the command line's mistake.
+      if (!findings) return report_usage_error(findings.error().message, arguments.json);
+      linted.push_back({name, std::move(*findings)});
+    }
   }
   if (arguments.json) {
     fmt::print("{}\n", rc::lint_report_json(request.render.target_platform, linted));
@@ -81,7 +96,8 @@ int run_lint(const LintArguments& arguments) {
 void add_lint_command(CLI::App& app, Runner& run) {
   auto arguments = std::make_shared<LintArguments>();
   auto* sub = app.add_subcommand("lint", "Check recipe.yaml files for what maintainers get wrong, with the fix");
-  sub->add_option("recipes", arguments->recipes, "The recipe.yaml files, or directories holding one (a variants.yaml next to each is read first)")
+  sub->add_option("recipes", arguments->recipes, "The recipe.yaml files, directories holding one, or directories of recipes (a variants.yaml next "
+                  "to each is read first)")
       ->required();
   sub->add_option("--variant", arguments->overrides, "Set a variant key: KEY=VALUE or KEY=V1,V2 (repeatable)")
       ->allow_extra_args(false);

@@ -151,6 +151,27 @@ TEST(LintCli, EveryReferenceRecipeLintsCleanWithTheProjectsVariants) {
 }
 
 
+// `gpuenv lint recipes/` lints every recipe below the directory, as
+// `gpuenv build recipes/` finds them, each named by its directory.
+TEST(LintCli, ADirectoryOfRecipesLintsEveryRecipeInIt) {
+  TempDirectory dir;
+  write_text_file(dir / "recipes/libfoo/recipe.yaml", library_recipe);
+  write_text_file(dir / "recipes/nested/foo/recipe.yaml", unpinned_recipe);
+  write_text_file(dir / "recipes/variants.yaml", cuda_variants);
+  const auto result =
+      run_gpuenv({"lint", "--json", "-m", (dir / "recipes/variants.yaml").string(), (dir / "recipes").string()});
+  EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+  const auto document = json::parse(result.out);
+  ASSERT_EQ(document["recipes"].size(), 2u) << result.out;
+  EXPECT_EQ(document["recipes"][0]["recipe"], (dir / "recipes/libfoo").string()) << result.out;
+  EXPECT_EQ(document["recipes"][1]["recipe"], (dir / "recipes/nested/foo").string()) << result.out;
+  EXPECT_GE(document["errors"].get<int>(), 1) << result.out;
+  fs::create_directories(dir / "empty");
+  const auto empty = run_gpuenv({"lint", (dir / "empty").string()});
+  EXPECT_EQ(empty.exit_code, 1) << empty.out << empty.err;
+  EXPECT_NE(empty.out.find("error[recipe-unreadable]"), std::string::npos) << empty.out;
+}
+
 // `--variant K=V`, `-m FILE` and `-c CHANNEL` take one value each, as in
 // rattler-build and conda-build: what follows is the recipe, not a second
 // value (`gpuenv render --variant python=3.12 recipe/` used to say "recipe is

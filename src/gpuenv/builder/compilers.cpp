@@ -1,6 +1,7 @@
 #include "gpuenv/builder/compilers.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "gpuenv/builder/process_runner.hpp"
 #include "gpuenv/system/host_facts.hpp"
@@ -54,6 +55,28 @@ BuildRequirementSplit split_build_requirements(const std::vector<std::string>& s
   return split;
 }
 
+namespace {
+
+// What `program option` prints on its one line, when it is made of
+// `allowed` characters only (a version, a triplet); nullopt otherwise.
+std::optional<std::string> compiler_answer(const std::string& program, const std::string& option,
+                                           std::string_view allowed) {
+  ProcessRequest request;
+  request.argv = {program, option};
+  request.environment = current_environment();
+  std::string output;
+  request.on_output = [&output](std::string_view piece) {
+    if (output.size() < 256) output.append(piece);
+  };
+  const auto ran = run_process(request);
+  if (!ran.succeeded()) return std::nullopt;
+  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+  if (output.empty() || output.find_first_not_of(allowed) != std::string::npos) return std::nullopt;
+  return output;
+}
+
+}  // namespace
+
 std::optional<std::map<std::string, std::string>> machine_compilers(const std::vector<CompilerRequirement>& compilers,
                                                                     const std::string& path, std::string& missing) {
   std::map<std::string, std::string> variables;
@@ -66,24 +89,24 @@ std::optional<std::map<std::string, std::string>> machine_compilers(const std::v
       missing = program;
       return std::nullopt;
     }
+    // As conda-forge's compiler activation exports them: the compiler, the
+    // one for the build machine (the same here: no cross-compiling) and the
+    // triplet, whose binutils are $BUILD-ar, $BUILD-ld, ... (CuPy's build
+    // reads all of them when CONDA_OVERRIDE_CUDA is set).
     variables[is_c ? "CC" : "CXX"] = found;
+    variables[is_c ? "CC_FOR_BUILD" : "CXX_FOR_BUILD"] = found;
+    if (!variables.contains("BUILD")) {
+      if (const auto triplet = compiler_answer(found, "-dumpmachine", "abcdefghijklmnopqrstuvwxyz0123456789_.-")) {
+        variables["BUILD"] = *triplet;
+        variables["HOST"] = *triplet;
+      }
+    }
   }
   return variables;
 }
 
 std::optional<std::string> compiler_version(const std::string& program) {
-  ProcessRequest request;
-  request.argv = {program, "-dumpfullversion"};
-  request.environment = current_environment();
-  std::string output;
-  request.on_output = [&output](std::string_view piece) {
-    if (output.size() < 256) output.append(piece);
-  };
-  const auto ran = run_process(request);
-  if (!ran.succeeded()) return std::nullopt;
-  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
-  if (output.empty() || output.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
-  return output;
+  return compiler_answer(program, "-dumpfullversion", "0123456789.");
 }
 
 std::vector<std::string> compiler_runtime_run_exports(CompilerLanguage language, const std::string& version) {

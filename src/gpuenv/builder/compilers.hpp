@@ -43,7 +43,9 @@ BuildRequirementSplit split_build_requirements(const std::vector<std::string>& s
                                                const recipe::Variant& variant, const std::string& target_platform);
 
 // CC and/or CXX for the C and C++ compilers asked for, as absolute paths of
-// the machine's gcc and g++ found on `path`; nullopt (and `missing` set to
+// the machine's gcc and g++ found on `path` (with CC_FOR_BUILD/CXX_FOR_BUILD
+// and BUILD/HOST, the triplet, as conda-forge's compiler activation sets
+// them); nullopt (and `missing` set to
 // the program's name) when one is not installed. CUDA is left to
 // cuda_toolkit.hpp, which needs the variant's version; the C library is the
 // machine's glibc (machine_glibc_run_export).

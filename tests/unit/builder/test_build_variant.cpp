@@ -235,6 +235,11 @@ build:
     - mkdir -p "$PREFIX/lib" "$PREFIX/include"
     - $CC -shared -fPIC -I"$PREFIX/include" -o "$PREFIX/lib/libdemo.so" demo.c
     - cp demo.h "$PREFIX/include/"
+    # As conda-forge's compiler activation sets them (CuPy's build reads
+    # them when CONDA_OVERRIDE_CUDA is set): the build machine's compiler
+    # and triplet, whose binutils are $BUILD-ar and friends.
+    - test "$CC_FOR_BUILD" = "$CC" && test "$HOST" = "$BUILD"
+    - test "$BUILD" = "`$CC -dumpmachine`" && command -v "$BUILD-ar"
 requirements:
   build:
     - ${{ compiler('c') }}

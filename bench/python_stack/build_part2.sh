@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Issue 30's stack, on top of part 1's channel (build_part1.sh's output):
+# the CUDA 13.0 libraries CuPy builds against (NVIDIA's wheels, split as
+# conda-forge splits them), CuPy from its sdist, and Dask, distributed and
+# every run requirement they have, from sdists (recipes written by
+# `gpuenv generate-recipe pypi dask==2026.8.0 distributed --recursive`) --
+# through the same whole-repository path as part 1 (recipe order,
+# --skip-existing=local, one output channel), so a re-run resumes.
+#
+#   bench/python_stack/build_part2.sh [--output-dir DIR] [--gpuenv PATH] [--image NAME] [RECIPE...]
+#
+# DIR must hold part 1's channel (the default is part 1's default). Not for CI:
+# the CUDA libraries alone are 1.1 GB of wheels and CuPy compiles for every
+# architecture of the CI matrix (bench/python_stack/README.md).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+options=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --gpuenv | --output-dir | --image) options+=("$1" "$2"); shift 2 ;;
+    -*) echo "usage: $0 [--output-dir DIR] [--gpuenv PATH] [--image NAME] [RECIPE...]" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+
+cuda=(cuda-cccl cuda-cudart cuda-crt cuda-nvvm cuda-nvcc cuda-nvrtc cuda-driver-dev cuda-profiler-api cuda-nvtx
+      libnvjitlink libcublas libcufft libcurand libcusparse libcusolver)
+array=(cuda-pathfinder cupy)
+# Dask's tail; the build backends the channel lacks come first in the order
+# the repository build finds, whatever the order here.
+dask=(yaml calver coherent-licensed hatchling hatch-vcs pathspec pluggy poetry-core setuptools-git-versioning
+      tomlkit trove-classifiers versioneer lazy-importer zipp importlib-metadata
+      click cloudpickle fsspec locket partd toolz pyyaml msgpack-python psutil sortedcontainers tblib
+      tornado markupsafe jinja2 zict dask-core distributed)
+if [ $# -gt 0 ]; then recipes=("$@"); else recipes=("${cuda[@]}" "${array[@]}" "${dask[@]}"); fi
+exec "$here/build_part1.sh" "${options[@]}" "${recipes[@]}"

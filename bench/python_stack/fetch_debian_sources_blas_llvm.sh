@@ -17,6 +17,13 @@ set -euo pipefail
 dest=${1:-${GPUENV_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpuenv}/debian-sources}
 debian_mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$dest"
+# Done once: a re-run (build_part1.sh runs this every time) finds the
+# composed OpenBLAS source and the stamp the last step writes.
+stamp=$dest/blas-llvm.fetched
+if [ -f "$stamp" ] && [ -d "$dest/OpenBLAS-0.3.29+ds+lapack-3.12.1/lapack-netlib" ]; then
+  echo "openblas composed source and LLVM 15 digests: up to date ($stamp; remove it to fetch again)"
+  exit 0
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -85,3 +92,4 @@ rm -rf "$composed" && mkdir -p "$composed/lapack-netlib"
 tar -xJf "$dest/$(basename "$orig")" -C "$composed" --strip-components=1
 tar -xzf "$lapack_orig" -C "$composed/lapack-netlib" --strip-components=1
 echo "openblas composed source: $composed (lapack-netlib: Reference-LAPACK 3.12.1, sha256 $lapack_sha256)"
+echo "fetched $(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$stamp"

@@ -264,7 +264,13 @@ requirements:
   for (const auto& job : document["jobs"]) {
     EXPECT_TRUE(job["packages"].empty()) << job.dump();
     EXPECT_EQ(job["skipped"].size(), 1u) << job.dump();
+    // Known before the job starts: no runner, no image, no build log.
+    const auto file = fs::path(job["skipped"][0].get<std::string>()).filename().string();
+    EXPECT_NE(second.err.find(job["id"].get<std::string>() + ": " + file + " is in the output channel already; not run"),
+              std::string::npos)
+        << second.err;
   }
+  EXPECT_EQ(second.err.find("in image"), std::string::npos) << second.err;
   const auto table = gpuenv_at_root("ci run " + shell_quote((root / "recipes").string()) + " --runner host -m " +
                                     shell_quote((root / "variants.yaml").string()) +
                                     " --override-channels --output-dir " + shell_quote((root / "output").string()));

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Issue 30 on a real GPU: CuPy built here by gpuenv from its sdist against
+# CUDA 13.0's libraries (bench/python_stack/build_part2.sh) is installed there
+# with `gpuenv create` from that channel, and an elementwise kernel, a
+# reduction and a RawKernel of the 3x3 stencil run on an 8192x8192 array,
+# each equal to NumPy's result (bench/python_stack/cupy_gpu.py); the same runs
+# with the machine's own pip-installed cupy-cuda13x in the same call, and
+# gpuenv's build must be within 10% of it; `gpuenv doctor` must be clean.
+# Carried and unpacked as bench/python_stack/gpu_check.sh says, then
+#   STACK=/root/stack bash bench/python_stack/gpu_check_part2.sh
+# Prints PASS/FAIL lines and exits 0 when all passed.
+source "$(dirname "${BASH_SOURCE[0]}")/device_stack.sh"
+
+create_env python numpy cupy cuda-version=13.0
+python=$work/env/bin/python
+
+echo "===== CuPy with gpuenv's build"
+"$gpuenv" run -p "$work/env" python "$root/bench/python_stack/cupy_gpu.py" --label gpuenv 2>&1 | tee "$work/gpuenv.txt"
+check "gpuenv's CuPy: every result equal to NumPy's" test "${PIPESTATUS[0]}" -eq 0
+
+echo "===== the same with this machine's own pip-installed cupy-cuda13x"
+python3 -m pip list 2>/dev/null | grep -iE "^(cupy|cupy-cuda13x|numpy|nvidia-.*) " || true
+python3 "$root/bench/python_stack/cupy_gpu.py" --label pip 2>&1 | tee "$work/pip.txt"
+check "the machine's cupy-cuda13x: every result equal" test "${PIPESTATUS[0]}" -eq 0
+
+python3 "$root/bench/python_stack/compare_results.py" "$work/gpuenv.txt" "$work/pip.txt" elementwise_s reduction_s stencil_s | tee "$work/compare.txt"
+check "gpuenv's CuPy within 10% of the pip-installed cupy-cuda13x's" test "${PIPESTATUS[0]}" -eq 0
+
+echo "===== gpuenv doctor -p ENV"
+"$gpuenv" doctor -p "$work/env" 2>&1 | tail -n 30 | tee "$work/doctor.out"
+check "gpuenv doctor exits 0" test "${PIPESTATUS[0]}" -eq 0
+
+echo "===== $failures failed"
+exit $((failures > 0))

@@ -67,8 +67,10 @@ if [[ " ${recipes[*]} " == *" openblas "* || " ${recipes[*]} " == *" llvmdev "* 
   "$here/fetch_debian_sources_blas_llvm.sh" "$cache" >> "$output/fetch.log"
 fi
 
+# cuda_version=13.0: the recipes/cuda-* components only for the stack's CUDA
+# (their own variants.yaml also lists 12.4 and 12.9).
 common=(--output-dir "$output" -m "$here/variants.yaml" -c "$output" --override-channels
-        --variant cuda_compiler_version=13.0 --skip-existing=local)
+        --variant cuda_compiler_version=13.0 --variant cuda_version=13.0 --skip-existing=local)
 # The repacked ones take Debian's archive as their source (--source-for), in
 # the repository build's order like the rest.
 overrides=()
@@ -89,7 +91,7 @@ if [ -n "$image" ]; then
   # --variant here selects the variant files' CUDA 13.0 variants.
   echo "===== gpuenv ci run --image $image (${#recipes[@]} recipes) --source-archives $cache" >&2
   (cd "$root" && nice "$gpuenv" ci run "${paths[@]}" --image "$image" --runner chroot --output-dir "$output" \
-     -m "$here/variants.yaml" --override-channels --variant cuda_compiler_version=13.0 --skip-existing=local \
+     -m "$here/variants.yaml" --override-channels --variant cuda_compiler_version=13.0 --variant cuda_version=13.0 --skip-existing=local \
      --source-archives "$cache" "${overrides[@]}") 2> "$output/ci-run.log" | tee "$output/build-table.txt"
 else
   echo "===== gpuenv build (${#recipes[@]} recipes) --source-archives $cache" >&2

@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-cuda=(cuda-cccl cuda-cudart cuda-crt cuda-nvvm cuda-nvcc cuda-nvrtc cuda-driver-dev cuda-profiler-api cuda-nvtx
+cuda=(cuda-cccl cuda-crt cuda-cudart cuda-nvvm cuda-nvcc cuda-nvrtc cuda-driver-dev cuda-profiler-api cuda-nvtx
       libnvjitlink libcublas libcufft libcurand libcusparse libcusolver)
 array=(cuda-pathfinder cupy)
 # Dask's tail; the build backends the channel lacks come first in the order

@@ -37,8 +37,8 @@ using gpuenv::testing::run_gpuenv;
 using gpuenv::testing::run_program;
 
 // In the order they depend on each other: each builds against the ones before.
-const std::vector<std::string> kRecipes = {"cuda-version", "cuda-cccl", "cuda-cudart",
-                                           "cuda-crt",     "cuda-nvvm", "cuda-nvcc"};
+const std::vector<std::string> kRecipes = {"cuda-version", "cuda-cccl", "cuda-crt",
+                                           "cuda-cudart",  "cuda-nvvm", "cuda-nvcc"};
 
 fs::path source_cache() {
   if (const char* given = std::getenv("GPUENV_CUDA_RECIPES_CACHE"); given != nullptr && *given != '\0') return given;

@@ -458,6 +458,20 @@ std::expected<BuiltPackage, BuildError> build_variant(const recipe::RenderedVari
   variables["PIP_NO_INDEX"] = "True";
   variables["PIP_CACHE_DIR"] = (work_dir.parent_path() / "pip_cache").string();
   if (build.noarch) variables["PYTHONDONTWRITEBYTECODE"] = "1";
+  // Python's locations when python is in the host environment, as
+  // conda-build and rattler-build set them (recipes write "${SP_DIR}/...").
+  const auto python = std::find_if(host->begin(), host->end(),
+                                   [](const specs::PackageRecord& record) { return record.name == "python"; });
+  if (python != host->end()) {
+    const auto& version = python->version;
+    const auto second_dot = version.find('.', version.find('.') + 1);
+    const auto major_minor = version.substr(0, second_dot);
+    variables["PYTHON"] = (host_prefix / "bin/python").string();
+    variables["PY_VER"] = major_minor;
+    variables["PY3K"] = major_minor.starts_with("3") ? "1" : "0";
+    variables["STDLIB_DIR"] = (host_prefix / "lib" / ("python" + major_minor)).string();
+    variables["SP_DIR"] = (host_prefix / "lib" / ("python" + major_minor) / "site-packages").string();
+  }
   if (cuda_override) variables["CONDA_OVERRIDE_CUDA"] = *cuda_override;
   ScriptTemplateNames template_names;
   template_names.variant = &variant;

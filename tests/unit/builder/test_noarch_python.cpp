@@ -50,7 +50,11 @@ build:
     entry_points:
       - greet = greet.cli:main
   script:
-    - SP="$PREFIX/lib/python3.11/site-packages"
+    # Python's locations, as conda-build and rattler-build set them when
+    # python is in the host environment.
+    - test "$SP_DIR" = "$PREFIX/lib/python3.11/site-packages" && test "$STDLIB_DIR/site-packages" = "$SP_DIR"
+    - test "$PY3K" = 1 && test "$PYTHON" = "$PREFIX/bin/python" && test "$STDLIB_DIR" = "$PREFIX/lib/python$PY_VER"
+    - SP="$SP_DIR"
     - mkdir -p "$SP/greet/__pycache__" "$PREFIX/bin"
     - printf 'def main():\n    print("hello from greet")\n' > "$SP/greet/cli.py"
     - touch "$SP/greet/__init__.py" "$SP/greet/__pycache__/cli.cpython-311.pyc" "$SP/greet/stale.pyc"
@@ -58,6 +62,8 @@ build:
     - chmod +x "$PREFIX/bin/greet-tool"
     - echo "a script the build left for the entry point" > "$PREFIX/bin/greet"
 requirements:
+  host:
+    - python
   run:
     - python
 tests:

@@ -31,6 +31,6 @@ array=(cuda-pathfinder cupy)
 dask=(yaml calver coherent-licensed hatchling hatch-vcs pathspec pluggy poetry-core setuptools-git-versioning
       tomlkit trove-classifiers versioneer lazy-importer zipp importlib-metadata
       click cloudpickle fsspec locket partd toolz pyyaml msgpack-python psutil sortedcontainers tblib
-      tornado markupsafe jinja2 zict dask-core distributed)
+      tornado markupsafe jinja2 zict cytoolz dask-core distributed)
 if [ $# -gt 0 ]; then recipes=("$@"); else recipes=("${cuda[@]}" "${array[@]}" "${dask[@]}"); fi
 exec "$here/build_part1.sh" "${options[@]}" "${recipes[@]}"

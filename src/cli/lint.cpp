@@ -5,10 +5,8 @@
 #include <fmt/core.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "command.hpp"
@@ -63,17 +61,7 @@ int run_lint(const LintArguments& arguments) {
       rc::render_request_on_this_machine(arguments.overrides, arguments.variant_files, arguments.target_platform);
   std::vector<rc::LintedRecipe> linted;
   for (const auto& argument : arguments.recipes) {
-    // A directory of recipes (`gpuenv lint recipes/`) is every recipe under
-    // it, as `gpuenv build` finds them; a path that is neither is linted as
-    // given, so the finding names what is missing.
-    std::vector<std::pair<std::string, std::filesystem::path>> recipes;
-    const auto found = build::find_recipe_files(argument);
-    if (found && !(found->size() == 1 && found->front() == rc::recipe_file_path(argument))) {
-      for (const auto& file : *found) recipes.emplace_back(file.parent_path().string(), file);
-    } else {
-      recipes.emplace_back(argument, rc::recipe_file_path(argument));
-    }
-    for (const auto& [name, file] : recipes) {
+    for (const auto& [name, file] : build::recipes_named_by(argument)) {
       auto findings = rc::lint_recipe_file(file, request);
       // Only a malformed --variant fails lint itself: the command line's mistake.
       if (!findings) return report_usage_error(findings.error().message, arguments.json);

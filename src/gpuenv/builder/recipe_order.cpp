@@ -58,6 +58,15 @@ std::expected<std::vector<fs::path>, BuildError> find_recipe_files(const fs::pat
   return found;
 }
 
+std::vector<NamedRecipe> recipes_named_by(const std::string& argument) {
+  const auto given = recipe::recipe_file_path(argument);
+  const auto found = find_recipe_files(argument);
+  if (!found || (found->size() == 1 && found->front() == given)) return {{argument, given}};
+  std::vector<NamedRecipe> named;
+  for (const auto& file : *found) named.push_back({file.parent_path().string(), file});
+  return named;
+}
+
 std::string requirement_name(const recipe::Dependency& dependency) {
   if (dependency.pin) return dependency.pin->name;
   const auto& spec = dependency.spec;

@@ -29,6 +29,17 @@ namespace gpuenv::build {
 std::expected<std::vector<std::filesystem::path>, BuildError> find_recipe_files(const std::filesystem::path& argument);
 
 // What one recipe makes and needs, over all its rendered variants.
+// What one command-line argument names for a per-recipe report (`gpuenv
+// lint`): a recipe.yaml, or a directory holding one, is itself, named as
+// given; a directory of recipes is every recipe under it (find_recipe_files),
+// each named by its directory. An argument naming nothing comes back as
+// given, so reading it reports what is missing.
+struct NamedRecipe {
+  std::string name;
+  std::filesystem::path file;
+};
+std::vector<NamedRecipe> recipes_named_by(const std::string& argument);
+
 struct RecipeNeeds {
   std::filesystem::path file;
   std::set<std::string> outputs;  // package names of its outputs

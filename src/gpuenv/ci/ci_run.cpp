@@ -129,6 +129,8 @@ void read_build_document(const fs::path& document_file, const std::string& seen_
 std::optional<fs::path> already_built(const CiRunRequest& request, const CiJob& job) {
   if (!request.skip_existing) return std::nullopt;
   const auto name = fmt::format("{}-{}-{}.conda", job.package, job.version, job.build_string);
+  // From the rendered recipe: a file name, never a path.
+  if (name.find('/') != std::string::npos || name.starts_with(".")) return std::nullopt;
   for (const auto& subdir : {request.target_platform, std::string("noarch")}) {
     std::error_code error;
     const auto file = request.output_dir / subdir / name;

@@ -120,6 +120,24 @@ TEST_F(RecipeFiles, ADirectoryWithoutRecipesOrAMissingPathIsAnErrorSayingWhatToG
   EXPECT_NE(missing.error().message.find("no recipe at"), std::string::npos) << missing.error().message;
 }
 
+// What `gpuenv lint ARG` reports on: a recipe as given, a directory of
+// recipes as each recipe's directory, a missing path as given.
+TEST_F(RecipeFiles, AnArgumentNamesItsRecipesWithTheNamesAReportShows) {
+  write("recipes/zlib/recipe.yaml");
+  write("recipes/cuda/nvcc/recipe.yaml");
+  const auto one = gpuenv::build::recipes_named_by((root_ / "recipes/zlib").string());
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].name, (root_ / "recipes/zlib").string());
+  EXPECT_EQ(one[0].file, root_ / "recipes/zlib/recipe.yaml");
+  const auto all = gpuenv::build::recipes_named_by((root_ / "recipes").string());
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name, (root_ / "recipes/cuda/nvcc").string());
+  EXPECT_EQ(all[1].file, root_ / "recipes/zlib/recipe.yaml");
+  const auto missing = gpuenv::build::recipes_named_by((root_ / "missing").string());
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].file, root_ / "missing");
+}
+
 TEST(RequirementName, IsTheMatchSpecsNameOrThePinsName) {
   gpuenv::recipe::Dependency spec;
   spec.spec = "python 3.13.* *_cp313";

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
 
@@ -391,6 +392,22 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
     const std::size_t first = rendered.size();
     auto add = [&](std::size_t output, const std::string& name, const std::string& version, const Build& build,
                    const Requirements& requirements) -> std::expected<void, RecipeError> {
+      // Rendered from the recipe (a context value, a variant): it names the
+      // package file and the build's work folders, so it is a name, never a
+      // path (CEP 26's characters; no leading '.' or '-').
+      const bool plain_name =
+          !name.empty() && name.front() != '.' && name.front() != '-' &&
+          std::all_of(name.begin(), name.end(), [](unsigned char c) {
+            return std::isalnum(c) != 0 || c == '_' || c == '.' || c == '-';
+          });
+      if (!plain_name) {
+        RecipeError error;
+        error.file = std::string(file);
+        error.offending = name;
+        error.message = std::string(file) + ": the package name '" + name +
+                        "' is not a package name (letters, digits and . - _; CEP 26): correct the recipe's name";
+        return std::unexpected(std::move(error));
+      }
       RenderedVariant each;
       each.output_name = name;
       each.output_index = output;

@@ -78,6 +78,16 @@ TEST(VariantHash, PrefixAsRattlerBuild) {
   EXPECT_EQ(variant_hash_prefix({{"python", Value::string("3.10")}}, std::string("python")), "py");
 }
 
+// A name rendered from the recipe names files: a path in it is refused
+// (it wrote the package to <output>/noarch/../../evil-1.0-...conda).
+TEST(Variants, ARenderedPackageNameThatIsAPathIsRefused) {
+  const std::string recipe = "context:\n  n: \"../../evil\"\npackage:\n  name: ${{ n }}\n  version: \"1.0\"\n";
+  auto rendered = render_variants(recipe, "recipe.yaml", config_of(""));
+  ASSERT_FALSE(rendered);
+  EXPECT_NE(rendered.error().message.find("the package name '../../evil' is not a package name"), std::string::npos)
+      << rendered.error().message;
+}
+
 TEST(Variants, CudaMatrixZippedWithDockerImageTimesPython) {
   const std::string recipe = head +
                              "requirements:\n  build:\n    - ${{ compiler('c') }}\n    - ${{ compiler('cuda') }}\n"

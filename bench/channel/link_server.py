@@ -107,7 +107,10 @@ def make_handler(root, link, no_shards):
                     if sep:
                         headers[name.strip().lower()] = value.strip()
                 await asyncio.sleep(link.delay)
-                if len(request) != 3 or request[0] != "GET":
+                # HEAD: rattler asks whether repodata.json.zst exists that way;
+                # its answer has the GET's headers and no body.
+                head_only = len(request) == 3 and request[0] == "HEAD"
+                if len(request) != 3 or request[0] not in ("GET", "HEAD"):
                     status, body, kind, etag = 400, b"bad request", "other", None
                 else:
                     status, body, kind, etag = answer(root, no_shards, request[1], headers.get("if-none-match", ""))
@@ -119,8 +122,8 @@ def make_handler(root, link, no_shards):
                     out.append(f"Content-Length: {len(body)}")
                     out.append("Content-Type: application/octet-stream")
                 writer.write(("\r\n".join(out) + "\r\n\r\n").encode("latin-1"))
-                view = memoryview(body)
-                for start in range(0, len(body), CHUNK):
+                view = memoryview(b"" if head_only else body)
+                for start in range(0, len(view), CHUNK):
                     piece = view[start:start + CHUNK]
                     wait = link.reserve(len(piece))
                     if wait > 0:

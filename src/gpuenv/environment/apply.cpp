@@ -106,6 +106,7 @@ class TransactionTracker {
     fs::path tarball;
     fs::path partial;
     bool reported = false;
+    std::uint64_t size = 0;  // once reported: arrived files do not change, so are not stat'ed again
   };
 
   void sample_until_stopped() {
@@ -122,15 +123,19 @@ class TransactionTracker {
     std::uint64_t bytes = 0;
     std::vector<const Download*> arrived;
     for (auto& download : downloads_) {
-      if (const auto size = size_on_disk(download.tarball)) {
+      if (download.reported) {
+        ++done;
+        bytes += download.size;
+      } else if (const auto partial = size_on_disk(download.partial)) {
+        bytes += *partial;  // under way: one stat
+      } else if (const auto size = size_on_disk(download.tarball)) {
+        // The partial file is renamed to the tarball in one step, so a
+        // missing partial means arrived or not yet started.
         ++done;
         bytes += *size;
-        if (!download.reported) {
-          download.reported = true;
-          arrived.push_back(&download);
-        }
-      } else {
-        bytes += size_on_disk(download.partial).value_or(0);
+        download.reported = true;
+        download.size = *size;
+        arrived.push_back(&download);
       }
     }
     for (const auto* download : arrived) {

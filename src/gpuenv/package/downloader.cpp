@@ -25,6 +25,10 @@ namespace gpuenv::package {
 namespace {
 
 constexpr long kReceiveBuffer = 512 * 1024;  // fewer, larger write callbacks
+// libcurl hands the body over in pieces of at most 16 KiB (CURL_MAX_WRITE_SIZE)
+// whatever the receive buffer: gathered to this size, a 350 MB install
+// writes 1,400 times instead of 22,000.
+constexpr std::size_t kWriteGather = 256 * 1024;
 
 // Writes every byte (util::write_all retries short writes and EINTR).
 bool write_all(int fd, const char* data, std::size_t size) {
@@ -53,18 +57,25 @@ struct Sink {
     bytes = 0;
     write_error = 0;
     too_large = false;
+    pending.clear();
+    pending.reserve(kWriteGather);
     return {};
   }
 
   bool take(const char* data, std::size_t size) {
-    if (!write_all(fd, data, size)) {
-      write_error = errno;
-      return false;
-    }
     if (sha256) sha256->update(data, size);
     if (md5) md5->update(data, size);
     bytes += size;
-    return true;
+    if (pending.empty() && size >= kWriteGather) return write_out(data, size);
+    pending.append(data, size);
+    return pending.size() < kWriteGather || flush();
+  }
+
+  // Writes what take() gathered; false (write_error set) when it cannot.
+  bool flush() {
+    const bool written = pending.empty() || write_out(pending.data(), pending.size());
+    pending.clear();
+    return written;
   }
 
   FileDigests finish() {
@@ -78,8 +89,18 @@ struct Sink {
   void close() {
     if (fd >= 0) ::close(fd);
     fd = -1;
+    pending.clear();
   }
   ~Sink() { close(); }
+
+ private:
+  bool write_out(const char* data, std::size_t size) {
+    if (write_all(fd, data, size)) return true;
+    write_error = errno;
+    return false;
+  }
+
+  std::string pending;  // taken, not written yet
 };
 
 }  // namespace
@@ -179,6 +200,8 @@ struct Downloader::Impl {
 
     DownloadResult result;
     result.http_status = status;
+    // The gathered tail reaches the file before the download counts as done.
+    if (code == CURLE_OK && status < 400 && !transfer->sink.flush()) code = CURLE_WRITE_ERROR;
     if (code == CURLE_OK && status < 400) {
       result.digests = transfer->sink.finish();
       finish(std::move(transfer), std::move(result));
@@ -332,6 +355,9 @@ DownloadResult copy_local_package(const DownloadRequest& request) {
     }
   }
   ::close(in);
+  if (result.ok() && !sink.flush()) {
+    result.error = "cannot write " + request.destination.string() + ": " + std::strerror(sink.write_error);
+  }
   if (result.ok()) result.digests = sink.finish();
   sink.close();
   return result;

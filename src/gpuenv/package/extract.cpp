@@ -22,6 +22,7 @@
 #include "gpuenv/package/package_error.hpp"
 #include "gpuenv/package/package_metadata.hpp"
 #include "gpuenv/package/source_archive.hpp"
+#include "gpuenv/util/file_creation.hpp"
 
 namespace gpuenv::package {
 
@@ -29,11 +30,18 @@ namespace {
 
 constexpr int kMaxSymlinkDepth = 40;  // what Linux allows while resolving a path
 constexpr std::string_view kPathsJson = "info/paths.json";
+constexpr std::size_t kWriteGather = 1 << 20;  // bytes per write of a large member
 
 std::string entry_text(const char* utf8, const char* native) {
   if (utf8 != nullptr) return utf8;
   return native != nullptr ? native : "";
 }
+
+// Which members get the modification time the archive gives them.
+enum class ModificationTimes {
+  all,          // sources: autotools compare configure.ac's with Makefile.in's
+  where_read,   // packages: util::modification_time_matters (.py files)
+};
 
 // Writes the members of one package into a directory, checking each one
 // before anything reaches the disk. All paths are relative to `root_fd`
@@ -43,9 +51,10 @@ class TreeWriter {
   // `refusal_advice` ends every refusal: what the user should do about an
   // archive that tried to escape (a package's channel, a source's recipe).
   TreeWriter(std::filesystem::path archive, const std::filesystem::path& target,
-             const ExtractLimits& limits, std::uint64_t total_limit, std::string refusal_advice)
+             const ExtractLimits& limits, std::uint64_t total_limit, std::string refusal_advice,
+             ModificationTimes times)
       : archive_(std::move(archive)), target_(target), limits_(limits), total_limit_(total_limit),
-        refusal_advice_(std::move(refusal_advice)) {
+        refusal_advice_(std::move(refusal_advice)), times_(times) {
     std::error_code error;
     std::filesystem::create_directories(target, error);
     root_fd_ = ::open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -53,6 +62,7 @@ class TreeWriter {
       throw PackageError("cannot extract " + archive_.string() + ": cannot create " +
                          target.string() + ": " + std::strerror(errno));
     }
+    creation_modes_.emplace(root_fd_);
   }
   ~TreeWriter() { ::close(root_fd_); }
   TreeWriter(const TreeWriter&) = delete;
@@ -209,13 +219,16 @@ class TreeWriter {
   void write_file(archive* reader, archive_entry* entry, const std::string& path) {
     make_parent(path);
     // Modes as the package has them; readable by us, to copy or rewrite.
+    // Given at creation where the umask leaves them whole (the usual case:
+    // one fchmod less per file); the descriptor is writable whatever the mode.
     const mode_t mode = mode_of(entry) | S_IRUSR;
-    int fd = ::openat(root_fd_, path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                      0600);
+    const bool mode_at_open = creation_modes_->open_gives(mode);
+    const mode_t open_mode = mode_at_open ? mode : 0600;
+    constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = ::openat(root_fd_, path.c_str(), kCreate, open_mode);
     if (fd < 0 && errno == EEXIST) {
       remove_existing(path);
-      fd = ::openat(root_fd_, path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    0600);
+      fd = ::openat(root_fd_, path.c_str(), kCreate, open_mode);
     }
     if (fd < 0) io_failure(path, "creating", errno);
     const auto declared = declared_sizes_.find(path);
@@ -228,6 +241,28 @@ class TreeWriter {
     StreamingHash sha256(HashAlgorithm::sha256);
     std::uint64_t hashed = 0;
     std::uint64_t end_of_data = 0;
+    std::uint64_t gathered_at = 0;  // the file offset of gathered_'s first byte
+    gathered_.clear();
+    const auto write_at = [&](const char* bytes, std::size_t size, std::uint64_t offset) {
+      while (size > 0) {
+        const ssize_t written = ::pwrite(fd, bytes, size, static_cast<off_t>(offset));
+        if (written < 0) {
+          if (errno == EINTR) continue;
+          const int error = errno;
+          ::close(fd);
+          gathered_.clear();
+          io_failure(path, "writing", error);
+        }
+        bytes += written;
+        size -= static_cast<std::size_t>(written);
+        offset += static_cast<std::uint64_t>(written);
+      }
+    };
+    const auto write_gathered = [&] {
+      if (gathered_.empty()) return;
+      write_at(gathered_.data(), gathered_.size(), gathered_at);
+      gathered_.clear();
+    };
     // Refuses before writing anything past a limit, so a bomb costs the
     // disk no more than the limit.
     const auto check_growth = [&](std::uint64_t end) {
@@ -282,20 +317,24 @@ class TreeWriter {
         if (is_paths_json) paths_json_text.append(bytes, size);
         hashed += size;
       }
-      while (size > 0) {
-        const ssize_t written = ::pwrite(fd, bytes, size, offset);
-        if (written < 0) {
-          if (errno == EINTR) continue;
-          const int error = errno;
-          ::close(fd);
-          io_failure(path, "writing", error);
-        }
-        bytes += written;
-        size -= static_cast<std::size_t>(written);
-        offset += written;
+      const auto block_end = static_cast<std::uint64_t>(offset) + size;
+      // libarchive hands over a large file in 64 KiB blocks: they are
+      // gathered into writes of up to kWriteGather (a 20 MB library: 20
+      // writes, not 320). A block that is not contiguous (sparse) or big
+      // enough on its own goes out as it is.
+      if (!gathered_.empty() && static_cast<std::uint64_t>(offset) != gathered_at + gathered_.size()) {
+        write_gathered();
       }
-      end_of_data = std::max<std::uint64_t>(end_of_data, static_cast<std::uint64_t>(offset));
+      if (gathered_.empty() && size >= kWriteGather) {
+        write_at(bytes, size, static_cast<std::uint64_t>(offset));
+      } else {
+        if (gathered_.empty()) gathered_at = static_cast<std::uint64_t>(offset);
+        gathered_.append(bytes, size);
+        if (gathered_.size() >= kWriteGather) write_gathered();
+      }
+      end_of_data = std::max(end_of_data, block_end);
     }
+    write_gathered();
     // A sparse member's trailing hole is not in any data block.
     const auto size = static_cast<std::uint64_t>(std::max<la_int64_t>(archive_entry_size(entry), 0));
     if (size > end_of_data) {
@@ -307,8 +346,9 @@ class TreeWriter {
         io_failure(path, "writing", error);
       }
     }
-    ::fchmod(fd, mode);
-    if (archive_entry_mtime_is_set(entry)) {
+    if (!mode_at_open) ::fchmod(fd, mode);
+    if (archive_entry_mtime_is_set(entry) &&
+        (times_ == ModificationTimes::all || util::modification_time_matters(path))) {
       const timespec times[2] = {{0, UTIME_OMIT},
                                  {archive_entry_mtime(entry), archive_entry_mtime_nsec(entry)}};
       ::futimens(fd, times);
@@ -418,6 +458,9 @@ class TreeWriter {
   ExtractLimits limits_;
   std::uint64_t total_limit_;
   std::string refusal_advice_;
+  ModificationTimes times_;
+  std::optional<util::CreationModes> creation_modes_;
+  std::string gathered_;  // write_file's blocks not written yet (kept: its capacity is reused)
   std::uint64_t written_total_ = 0;
   std::optional<PathsJson> paths_;
   std::unordered_map<std::string, std::uint64_t> declared_sizes_;
@@ -443,7 +486,8 @@ ExtractSummary extract_package(const std::filesystem::path& archive,
   const auto total_limit =
       limits.max_total_bytes.value_or(default_extract_limit(size_error ? 0 : archive_size));
   TreeWriter writer(archive, target_dir, limits, total_limit,
-                    "the package is malformed or malicious, report it to the channel that serves it");
+                    "the package is malformed or malicious, report it to the channel that serves it",
+                    ModificationTimes::where_read);
   // A .conda's info member may come after its pkg member in the zip; read
   // the declaration first so that every member is bounded by it.
   if (archive_format_of(archive.filename().string()) == ArchiveFormat::conda) {
@@ -465,7 +509,8 @@ ExtractSummary extract_source_archive(const std::filesystem::path& archive,
   ExtractLimits limits;
   limits.max_total_bytes = max_total_bytes;
   TreeWriter writer(archive, target_dir, limits, max_total_bytes,
-                    "the source archive is malformed or malicious: check the recipe's url and hash");
+                    "the source archive is malformed or malicious: check the recipe's url and hash",
+                    ModificationTimes::all);
   struct ReaderDeleter {
     void operator()(struct archive* reader) const { archive_read_free(reader); }
   };

@@ -41,7 +41,8 @@ std::uint64_t default_extract_limit(std::uint64_t archive_size);
 // Extracts every member of `archive` (.conda: the info-*.tar.zst and
 // pkg-*.tar.zst members; .tar.bz2: the tarball) into `target_dir`, creating
 // it when missing. Members are streamed from the archive to disk; file modes
-// and modification times are kept (shipped .pyc files check the latter).
+// are kept, and the modification times of .py files (shipped .pyc files
+// check them; util::modification_time_matters).
 //
 // Refuses, with a PackageError naming the archive and the member, members
 // with an absolute path or a `..` component, members written through a

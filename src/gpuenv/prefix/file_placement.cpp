@@ -61,16 +61,19 @@ PrefixDirectories::Parent FilePlacement::parent_of(const std::string& target) {
   return parent;
 }
 
-int FilePlacement::create_target(const std::string& target, unsigned mode) {
+int FilePlacement::create_target(const std::string& target, unsigned mode, bool& mode_given) {
   const auto parent = parent_of(target);
-  const int out = ::openat(parent.fd, parent.name.c_str(), kCreate, mode);
+  // A mode the umask would cut is set after the content is written.
+  mode_given = creation_modes_.open_gives(static_cast<mode_t>(mode));
+  const int out = ::openat(parent.fd, parent.name.c_str(), kCreate, mode_given ? mode : 0600);
   if (out < 0) fail("cannot create", target, errno);
   return out;
 }
 
-int FilePlacement::create_target_closing(const std::string& target, int source) {
+int FilePlacement::create_target_closing(const std::string& target, unsigned mode, bool& mode_given,
+                                         int source) {
   try {
-    return create_target(target, 0600);
+    return create_target(target, mode, mode_given);
   } catch (...) {
     ::close(source);
     throw;
@@ -123,14 +126,17 @@ PlacedFile FilePlacement::copy(const std::string& source, const std::string& tar
   }
   struct stat info {};
   ::fstat(in, &info);
-  const int out = create_target_closing(target, in);
+  bool mode_given = false;
+  const int out = create_target_closing(target, info.st_mode & 07777, mode_given, in);
   const bool copied = copy_contents(in, out, static_cast<std::uint64_t>(info.st_size));
   const int error = errno;
   ::close(in);
-  ::fchmod(out, info.st_mode & 07777);
-  // Keep the modification time: shipped .pyc files compare it with their .py.
-  const timespec times[2] = {{0, UTIME_OMIT}, info.st_mtim};
-  ::futimens(out, times);
+  if (!mode_given) ::fchmod(out, info.st_mode & 07777);
+  // Keep a .py file's modification time: shipped .pyc files compare it.
+  if (util::modification_time_matters(target)) {
+    const timespec times[2] = {{0, UTIME_OMIT}, info.st_mtim};
+    ::futimens(out, times);
+  }
   if (::close(out) != 0 || !copied) fail("cannot write", target, copied ? errno : error);
   return {entry.sha256, static_cast<std::uint64_t>(info.st_size), true};
 }
@@ -144,6 +150,8 @@ PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::s
   struct stat info {};
   ::fstat(in, &info);
   const ReadAt read = [&](std::uint64_t offset, char* buffer, std::size_t size) -> std::size_t {
+    // The end is known from fstat: no read to find it (cache entries do not change).
+    if (offset >= static_cast<std::uint64_t>(info.st_size)) return 0;
     while (true) {
       const ssize_t count = ::pread(in, buffer, size, static_cast<off_t>(offset));
       if (count >= 0) return static_cast<std::size_t>(count);
@@ -152,7 +160,8 @@ PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::s
     }
   };
   // The file is streamed (it may be gigabytes), hashed as it is written.
-  const int out = create_target_closing(target, in);
+  bool mode_given = false;
+  const int out = create_target_closing(target, info.st_mode & 07777, mode_given, in);
   package::StreamingHash sha256(package::HashAlgorithm::sha256);
   std::uint64_t size = 0;
   std::string pending;
@@ -192,7 +201,7 @@ PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::s
                       "path, or rebuild the package with a longer placeholder");
   }
   ::close(in);
-  ::fchmod(out, info.st_mode & 07777);
+  if (!mode_given) ::fchmod(out, info.st_mode & 07777);
   if (::close(out) != 0) fail("cannot write", target, errno);
   return {sha256.finish_hex(), size, true};
 }
@@ -212,10 +221,11 @@ void FilePlacement::symlink(const std::string& source, const std::string& target
 }
 
 PlacedFile FilePlacement::write(const std::string& target, std::string_view content, unsigned mode) {
-  const int out = create_target(target, 0600);
+  bool mode_given = false;
+  const int out = create_target(target, mode, mode_given);
   const bool written = write_all(out, content.data(), content.size());
   const int error = errno;
-  ::fchmod(out, mode);
+  if (!mode_given) ::fchmod(out, mode);
   if (::close(out) != 0 || !written) fail("cannot write", target, written ? errno : error);
   return {package::sha256_hex(content), content.size(), true};
 }

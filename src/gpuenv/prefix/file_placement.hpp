@@ -11,6 +11,7 @@
 
 #include "gpuenv/package/paths_json.hpp"
 #include "gpuenv/prefix/beneath.hpp"
+#include "gpuenv/util/file_creation.hpp"
 
 namespace gpuenv::prefix {
 
@@ -28,7 +29,7 @@ class FilePlacement {
   FilePlacement(PrefixDirectories& targets, int source_fd, std::string prefix,
                 std::string source_dir)
       : targets_(targets), source_fd_(source_fd), prefix_(std::move(prefix)),
-        source_dir_(std::move(source_dir)) {}
+        source_dir_(std::move(source_dir)), creation_modes_(targets.prefix_fd()) {}
 
   // A hard link to the cached file, or a copy when `allow_hardlink` is
   // false or the cache is on another filesystem (then `cross_device` is
@@ -56,10 +57,12 @@ class FilePlacement {
                   const package::PathEntry& entry);
   // The directory `target` goes into; throws when it lies outside the prefix.
   PrefixDirectories::Parent parent_of(const std::string& target);
-  // Creates `target` (which must not exist) for writing; returns its descriptor.
-  int create_target(const std::string& target, unsigned mode);
+  // Creates `target` (which must not exist) for writing with `mode`;
+  // returns its descriptor. `mode_given` says whether the file has `mode`
+  // already (util::CreationModes) or needs set_mode.
+  int create_target(const std::string& target, unsigned mode, bool& mode_given);
   // The same, for a copy of the open `source`, which it closes when it throws.
-  int create_target_closing(const std::string& target, int source);
+  int create_target_closing(const std::string& target, unsigned mode, bool& mode_given, int source);
   // Removes a half-written `target` after a failure.
   void remove_target(const std::string& target);
   [[noreturn]] void fail(const std::string& what, const std::string& path, int error) const;
@@ -68,6 +71,7 @@ class FilePlacement {
   int source_fd_;
   std::string prefix_;
   std::string source_dir_;
+  util::CreationModes creation_modes_;
 };
 
 }  // namespace gpuenv::prefix

@@ -339,7 +339,12 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
   placement.write(plan.record_path, prefix_record_json(record), 0644);
 
   const std::string* dist = &owner_dists_.emplace_back(plan.dist);
-  linked_owners_.reserve(linked_owners_.size() + plan.planned.size());
+  // Grown geometrically: reserving exactly the next package's size rehashed
+  // the whole table once per package (4% of a 100-package warm install).
+  const auto needed = linked_owners_.size() + plan.planned.size();
+  if (needed > linked_owners_.bucket_count() * linked_owners_.max_load_factor()) {
+    linked_owners_.reserve(std::max(needed, 2 * linked_owners_.size()));
+  }
   for (const auto& item : plan.planned) linked_owners_[item.target] = dist;
   return record;
 }

@@ -91,6 +91,34 @@ TEST(PackageDownloader, DownloadsManyFilesInParallelAndHashesThem) {
   }
 }
 
+// The body is gathered into large writes: files of several writes, of
+// exactly one, and with a tail arrive whole.
+TEST(PackageDownloader, FilesLargerThanOneWriteArriveWhole) {
+  TempDirectory scratch;
+  TestHttpServer server(scratch / "served");
+  std::vector<DownloadRequest> requests;
+  std::vector<std::string> contents;
+  for (const std::size_t size : {std::size_t{3 * 262144 + 12345}, std::size_t{262144}, std::size_t{5 << 20}}) {
+    contents.push_back(random_bytes(size, static_cast<unsigned>(size)));
+    const auto name = "big" + std::to_string(size) + ".conda";
+    write(scratch / "served" / name, contents.back());
+    requests.push_back(request_for(server.url("/" + name), scratch / "out" / name));
+  }
+  std::filesystem::create_directories(scratch / "out");
+  const auto results = download_all(requests);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].error;
+    EXPECT_EQ(results[i].digests.sha256, sha256_hex(contents[i]));
+    EXPECT_EQ(hash_file(requests[i].destination, true, false).sha256, sha256_hex(contents[i]));
+    EXPECT_EQ(std::filesystem::file_size(requests[i].destination), contents[i].size());
+  }
+  // The local copy reads in 1 MiB pieces: written as they come, tail included.
+  const auto local = copy_local_package(
+      request_for("file://" + (scratch / "served" / "big5242880.conda").string(), scratch / "copy.conda"));
+  ASSERT_TRUE(local.ok()) << local.error;
+  EXPECT_EQ(hash_file(scratch / "copy.conda", true, false).sha256, sha256_hex(contents[2]));
+}
+
 TEST(PackageDownloader, RetriesATruncatedTransfer) {
   TempDirectory scratch;
   TestHttpServer server(scratch / "served");

@@ -6,6 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -105,8 +109,8 @@ PrefixLinker::~PrefixLinker() {
 }
 
 void PrefixLinker::count_linked_file() {
-  ++linked_files_;
-  if (options_.crash_after_linked_files && linked_files_ == *options_.crash_after_linked_files) {
+  const std::size_t linked = ++linked_files_;
+  if (options_.crash_after_linked_files && linked == *options_.crash_after_linked_files) {
     ::kill(::getpid(), SIGKILL);  // the test hook: die as `kill -9` would kill us
   }
 }
@@ -297,27 +301,12 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
   move_aside(plan);
   create_directories(plan);
 
-  const DirectoryHandle source(package.extracted_dir);
-  FilePlacement placement(*directories_, source.fd(), prefix_text_,
-                          package.extracted_dir.string());
   PrefixRecord record;
   record.package = plan.record_package;
   record.has_paths_data = true;
   record.paths.reserve(plan.planned.size() + plan.directories.size());
   LinkTally tally;
-  // Files the package's paths.json misdescribes are recorded as they are.
-  std::unordered_map<std::string_view, const package::FileFacts*> actual;
-  for (const auto& mismatch : package.mismatches) actual.emplace(mismatch.path, &mismatch.actual);
-  for (const auto& item : plan.planned) {
-    if (item.replaces_linked) {
-      const auto parent = directories_->parent_of(item.target);
-      if (parent.fd >= 0) ::unlinkat(parent.fd, parent.name.c_str(), 0);
-    }
-    record.paths.push_back(item.entry_point != nullptr
-                               ? place_entry_point(item, *python, placement)
-                               : place_file(item, package, actual, placement, tally));
-    count_linked_file();
-  }
+  place_files(plan, package, python, record.paths, tally);
   for (const auto* entry : plan.directories) {
     PrefixPathEntry path;
     path.path = plan.noarch_python ? noarch_python_target(entry->path, *python) : entry->path;
@@ -336,6 +325,8 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
                          : LinkType::hardlink;
   record.requested_spec = requested_spec;
   if (!requested_spec.empty()) record.requested_specs = {requested_spec};
+  const DirectoryHandle source(package.extracted_dir);
+  FilePlacement placement(*directories_, source.fd(), prefix_text_, package.extracted_dir.string());
   placement.write(plan.record_path, prefix_record_json(record), 0644);
 
   const std::string* dist = &owner_dists_.emplace_back(plan.dist);
@@ -517,6 +508,81 @@ void PrefixLinker::create_directories(const LinkPlan& plan) {
     }
   }
   directories_->forget();  // directories it found missing exist now
+}
+
+void PrefixLinker::place_files(const LinkPlan& plan, const CachedPackage& package,
+                               const std::optional<PythonLayout>& python,
+                               std::vector<PrefixPathEntry>& paths, LinkTally& tally) {
+  // Files the package's paths.json misdescribes are recorded as they are.
+  std::unordered_map<std::string_view, const package::FileFacts*> actual;
+  for (const auto& mismatch : package.mismatches) actual.emplace(mismatch.path, &mismatch.actual);
+  paths.resize(plan.planned.size());
+  const DirectoryHandle source(package.extracted_dir);
+  const std::string source_dir = package.extracted_dir.string();
+
+  // Every path is in the journal's CreateBlock already (create_directories),
+  // so the order in which files appear does not matter to a rollback. Each
+  // thread takes the next run of files (runs keep a directory's files
+  // together: its directory cache and the kernel's directory lock favour
+  // that) with a directory walker and tally of its own.
+  constexpr std::size_t kRun = 32;
+  std::atomic<std::size_t> next_run = 0;
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  std::atomic<bool> failed = false;
+  const auto place_runs = [&](PrefixDirectories& directories, LinkTally& own_tally) {
+    try {
+      FilePlacement placement(directories, source.fd(), prefix_text_, source_dir);
+      while (!failed) {
+        const std::size_t begin = next_run.fetch_add(kRun);
+        if (begin >= plan.planned.size()) break;
+        const std::size_t end = std::min(begin + kRun, plan.planned.size());
+        for (std::size_t i = begin; i < end && !failed; ++i) {
+          const auto& item = plan.planned[i];
+          if (item.replaces_linked) {
+            const auto parent = directories.parent_of(item.target);
+            if (parent.fd >= 0) ::unlinkat(parent.fd, parent.name.c_str(), 0);
+          }
+          paths[i] = item.entry_point != nullptr ? place_entry_point(item, *python, placement)
+                                                 : place_file(item, package, actual, placement, own_tally);
+          count_linked_file();
+        }
+      }
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      failed = true;
+    }
+  };
+
+  // Below a few runs a thread costs more than it saves.
+  constexpr std::size_t kParallelFrom = 4 * kRun;
+  const std::size_t helpers =
+      plan.planned.size() < kParallelFrom ? 0 : std::max<std::size_t>(std::thread::hardware_concurrency(), 2) - 1;
+  if (helpers > 0 && !placement_pool_) placement_pool_ = std::make_unique<util::ThreadPool>(helpers);
+  std::vector<LinkTally> helper_tallies(helpers);
+  std::mutex done_mutex;
+  std::condition_variable done_changed;
+  std::size_t helpers_done = 0;
+  for (std::size_t h = 0; h < helpers; ++h) {
+    placement_pool_->submit([&, h] {
+      PrefixDirectories directories(prefix_fd_, options_.walk);
+      place_runs(directories, helper_tallies[h]);
+      std::lock_guard lock(done_mutex);
+      ++helpers_done;
+      done_changed.notify_one();
+    });
+  }
+  place_runs(*directories_, tally);
+  {
+    std::unique_lock lock(done_mutex);
+    done_changed.wait(lock, [&] { return helpers_done == helpers; });
+  }
+  for (const auto& own : helper_tallies) {
+    tally.any_plain_copy = tally.any_plain_copy || own.any_plain_copy;
+    tally.any_hardlink = tally.any_hardlink || own.any_hardlink;
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 // A noarch: python entry point: a script written for the prefix's python.

@@ -11,9 +11,11 @@
 // PathConflictPolicy::prevent.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <deque>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,7 @@
 #include "gpuenv/prefix/prefix_record.hpp"
 #include "gpuenv/prefix/python_layout.hpp"
 #include "gpuenv/prefix/transaction_journal.hpp"
+#include "gpuenv/util/thread_pool.hpp"
 
 namespace gpuenv::prefix {
 
@@ -105,6 +108,11 @@ class PrefixLinker {
   PrefixPathEntry place_file(const Planned& item, const CachedPackage& package,
                              const std::unordered_map<std::string_view, const package::FileFacts*>& actual,
                              FilePlacement& placement, LinkTally& tally);
+  // Places every planned file into `paths` (one entry per planned item, in
+  // order), on several threads when the package is large enough to gain.
+  void place_files(const LinkPlan& plan, const CachedPackage& package,
+                   const std::optional<PythonLayout>& python, std::vector<PrefixPathEntry>& paths,
+                   LinkTally& tally);
 
   void ensure_directory(const std::string& dir, std::vector<std::string>& to_create);
   bool collect_emptied_tree(const std::string& dir, std::vector<PrunedDirectory>& tree);
@@ -118,7 +126,8 @@ class PrefixLinker {
   std::optional<PrefixDirectories> directories_;  // beneath prefix_fd_
   TransactionJournal& journal_;
   LinkOptions options_;
-  bool hardlinks_work_ = true;
+  std::atomic<bool> hardlinks_work_ = true;  // cleared by the first file that had to be copied
+  std::unique_ptr<util::ThreadPool> placement_pool_;  // made for the first large package
   // path -> dist (one of owner_dists_): tens of thousands of paths share a
   // few hundred owners, so each entry points at its owner's name.
   std::deque<std::string> owner_dists_;
@@ -129,7 +138,7 @@ class PrefixLinker {
   // The unlinked packages' directories and their parents: maybe empty now.
   std::unordered_set<std::string> emptied_dirs_;
   std::vector<PathClobber> clobbers_;
-  std::size_t linked_files_ = 0;
+  std::atomic<std::size_t> linked_files_ = 0;
 };
 
 }  // namespace gpuenv::prefix

@@ -126,6 +126,50 @@ TEST_F(LinkPackageTest, RefusesABinaryPlaceholderShorterThanThePrefixAndRollsBac
   EXPECT_EQ(after, before) << testing::describe_difference(after, before);
 }
 
+// A package of many files is placed by several threads: every file lands,
+// the record lists them in the package's order, and a failure in the
+// middle (a binary placeholder too short) still rolls everything back.
+TEST_F(LinkPackageTest, PlacesAManyFilePackageOnSeveralThreadsAndRollsItBackWhole) {
+  using namespace std::string_literals;
+  PackageBuilder big("big", "1.0");
+  std::vector<std::string> expected_files;
+  for (int i = 0; i < 600; ++i) {
+    const auto path = "share/big/d" + std::to_string(i / 50) + "/f" + std::to_string(1000 + i);
+    if (i % 7 == 0) {
+      big.text_with_prefix(path, "PREFIX=" + long_placeholder() + "\n", long_placeholder(), 0755);
+    } else {
+      big.file(path, "file " + std::to_string(i) + "\n");
+    }
+    expected_files.push_back(path);
+  }
+  install({channel().add(big)});
+  const auto installed = installed_record(prefix(), "big-1.0-0");
+  EXPECT_EQ(installed.files, expected_files);
+  for (int i = 0; i < 600; ++i) {
+    const auto& path = expected_files[static_cast<std::size_t>(i)];
+    const auto expected = i % 7 == 0 ? "PREFIX=" + prefix().string() + "\n" : "file " + std::to_string(i) + "\n";
+    ASSERT_EQ(read_text(prefix() / path), expected) << path;
+    EXPECT_EQ(path_entry(installed, path).sha256_in_prefix, package::sha256_hex(expected)) << path;
+  }
+  EXPECT_EQ(installed.link_type, LinkType::hardlink);
+
+  PackageBuilder broken("broken", "1.0");
+  for (int i = 0; i < 600; ++i) {
+    const auto path = "share/broken/f" + std::to_string(1000 + i);
+    if (i == 450) {
+      broken.binary_with_prefix(path, "x/ph/lib\0"s, "/ph");
+    } else {
+      broken.file(path, "file\n");
+    }
+  }
+  const auto other = scratch() / "other";
+  std::filesystem::create_directories(other);
+  const auto before = testing::snapshot_prefix(other);
+  EXPECT_THROW(install_into(other, {channel().add(broken)}, {}, options()), PrefixError);
+  const auto after = testing::snapshot_prefix(other);
+  EXPECT_EQ(after, before) << testing::describe_difference(after, before);
+}
+
 TEST_F(LinkPackageTest, RecreatesSymbolicLinksAndDirectories) {
   const auto record = channel().add(PackageBuilder("links", "1.0")
                                         .file("lib/libx.so.1.2", "binary")

@@ -14,7 +14,8 @@
 # noarch -- an environment with the builds that fit the driver, and its
 # programs run.
 #
-# Sets up and builds first, like ./gpuenv. GPUENV_BIN (a built gpuenv; then
+# Sets up and builds first, like ./gpuenv: only gpuenv and the demo channel
+# (the test command builds the tests). GPUENV_BIN (a built gpuenv; then
 # nothing is built), GPUENV_DEMO_CHANNEL, GPUENV_DEMO_PREFIX,
 # GPUENV_EXAMPLES_CHANNEL and GPUENV_EXAMPLES_PREFIX override the defaults;
 # the tests use them.
@@ -22,8 +23,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 if [ -z "${GPUENV_BIN:-}" ]; then
-  "$root/scripts/setup.sh"
-  "$root/scripts/build.sh" >/dev/null 2>"$root/build/last-build.log" || {
+  "$root/scripts/setup.sh" --no-test-tools
+  "$root/scripts/build.sh" gpuenv demo_channel >/dev/null 2>"$root/build/last-build.log" || {
     cat "$root/build/last-build.log" >&2
     exit 1
   }

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Sets up everything gpuenv needs on a fresh Debian 12 machine (run as root):
 # Debian packages, then libsolv with conda support built from Debian's own
-# source package into build/deps/libsolv. Idempotent: a second run only checks.
+# source package into build/deps/libsolv, then the test-only tools from PyPI.
+# Idempotent: a second run only checks.
+#
+#   scripts/setup.sh                  everything (the test command)
+#   scripts/setup.sh --no-test-tools  without the test-only tools (the main job)
 set -euo pipefail
+with_test_tools=1
+case "${1:-}" in
+  --no-test-tools) with_test_tools=0 ;;
+  "") ;;
+  *) echo "usage: $0 [--no-test-tools]" >&2; exit 2 ;;
+esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 deps_dir="$root/build/deps"
@@ -150,4 +160,4 @@ install_test_tools() {
 
 install_packages
 build_libsolv
-install_test_tools
+if [ "$with_test_tools" = 1 ]; then install_test_tools; fi

@@ -60,6 +60,10 @@ void print_listing(const cb::BinaryListing& listing, bool with_entries) {
   if (!summary.sass.empty()) fmt::print("  SASS: {}\n", join_targets(summary.sass));
   if (!summary.ptx.empty()) fmt::print("  PTX:  {}\n", join_ptx(summary.ptx));
   if (!summary.lto_ir.empty()) fmt::print("  LTO-IR: {}\n", join_targets(summary.lto_ir));
+  if (summary.empty_modules)
+    fmt::print("  {} of the cubins define nothing (no kernel, device function or variable): never loaded, so "
+               "they do not limit the GPUs the file runs on\n",
+               summary.empty_modules);
   if (summary.unregistered_entries)
     fmt::print("  {} of the entries are in fatbins the CUDA runtime does not register (the library loads them "
                "itself; cuobjdump does not list them)\n",

@@ -70,6 +70,12 @@ struct DeviceCode {
   // for fatbins found by scanning data sections, which a library loads
   // itself (cuFFT keeps thousands in .ldata).
   bool registered = true;
+  // A cubin that defines no kernel, device function or device variable
+  // (only notes and tables: what nvcc leaves in a library without device
+  // code of its own, as NVIDIA's libcufftw): nothing of it is ever loaded,
+  // so it says nothing about which GPUs the file runs on. Known for
+  // uncompressed cubins (fatbin entries and standalone files); false otherwise.
+  bool empty_module = false;
 };
 
 enum class BinaryFormat {

@@ -68,6 +68,28 @@ bool starts_with_elf_magic(const ByteSpan& span) {
   return span.size >= 4 && std::memcmp(span.data, elf_magic, 4) == 0;
 }
 
+bool cubin_defines_nothing(const ByteSpan& span) {
+  if (span.size < elf64_header_size || !starts_with_elf_magic(span) || span.data[4] != 2) return false;
+  if (span.read<std::uint16_t>(18) != machine_cuda) return false;
+  const auto section_table = span.read<std::uint64_t>(40);
+  const std::uint64_t section_count = span.read<std::uint16_t>(60);
+  const std::uint64_t names_index = span.read<std::uint16_t>(62);
+  if (section_table == 0 || section_count == 0 || names_index >= section_count ||
+      span.read<std::uint16_t>(58) != elf64_section_header_size ||
+      !span.contains(section_table, section_count * elf64_section_header_size))
+    return false;
+  const auto names = read_section_header(span, section_table + names_index * elf64_section_header_size);
+  if (!span.contains(names.offset, names.size)) return false;
+  for (std::uint64_t index = 0; index < section_count; ++index) {
+    const auto section = read_section_header(span, section_table + index * elf64_section_header_size);
+    const auto name = section_name(span, names, section.name);
+    if (name.starts_with(".text.") || name.starts_with(".nv.global") || name.starts_with(".nv.constant") ||
+        name.starts_with(".nv.shared"))
+      return false;
+  }
+  return true;
+}
+
 std::optional<ParseProblem> collect_elf_device_code(const ByteSpan& span, const std::string& member,
                                                     const ParseLimits& limits, ContainerSink& sink,
                                                     BinaryFormat& format) {
@@ -125,6 +147,7 @@ std::optional<ParseProblem> collect_elf_device_code(const ByteSpan& span, const 
     code.stored_size = code.uncompressed_size = span.size;
     code.payload_offset = span.file_offset;
     code.location = member.empty() ? "cubin" : member;
+    code.empty_module = cubin_defines_nothing(span);
     for (std::uint64_t index = 0; index < section_count; ++index) {
       const auto section = read_section_header(span, section_table + index * elf64_section_header_size);
       if (section.type != section_type_note || section_name(span, names, section.name) != ".note.nv.tkinfo") continue;

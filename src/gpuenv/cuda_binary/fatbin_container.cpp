@@ -10,6 +10,8 @@
 //     u64 uncompressed size; the payload follows the header.
 #include "gpuenv/cuda_binary/fatbin_container.hpp"
 
+#include "gpuenv/cuda_binary/elf_file.hpp"
+
 #include <fmt/core.h>
 
 #include <cstring>
@@ -167,6 +169,11 @@ ContainerResult parse_container(const ByteSpan& span, std::uint64_t at, ScanMode
     code.container_size = header_size + entries_size;
     code.location = location;
     code.registered = sink.registered_section && mode == ScanMode::fatbin_section;
+    // Only small uncompressed cubins are looked into: an empty module is a
+    // couple of KB, and reading the big ones would cost (cuBLAS: 100s of MB).
+    constexpr std::uint64_t kLookedInto = 64 * 1024;
+    if (code.kind == CodeKind::sass && code.compression == Compression::none && header.payload_size <= kLookedInto)
+      code.empty_module = cubin_defines_nothing(span.sub(entry_at + header.header_size, header.payload_size));
     sink.entries->push_back(std::move(code));
     entry_at += header.header_size + header.payload_size;
   }

@@ -20,6 +20,7 @@ json entry_json(const DeviceCode& code) {
   entry["payload_offset"] = code.payload_offset;
   entry["container_offset"] = code.container_offset;
   entry["registered"] = code.registered;
+  entry["empty_module"] = code.empty_module;
   return entry;
 }
 
@@ -34,6 +35,7 @@ json listing_json(const BinaryListing& listing, bool with_entries) {
             {"containers", listing.container_count},
             {"entry_count", listing.entries.size()},
             {"unregistered_entries", summary.unregistered_entries},
+            {"empty_modules", summary.empty_modules},
             {"sass", sass},
             {"ptx", ptx}};
   if (with_entries) {

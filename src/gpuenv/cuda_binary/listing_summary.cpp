@@ -17,7 +17,11 @@ ListingSummary summarize(const std::vector<DeviceCode>& entries) {
   ListingSummary summary;
   for (const auto& entry : entries) {
     switch (entry.kind) {
-      case CodeKind::sass: summary.sass.push_back(entry.arch); break;
+      case CodeKind::sass:
+        // Never loaded, so no claim about the GPUs the file runs on.
+        if (entry.empty_module) ++summary.empty_modules;
+        else summary.sass.push_back(entry.arch);
+        break;
       case CodeKind::ptx: summary.ptx.push_back({entry.arch, entry.ptx_isa.value_or(PtxIsaVersion{})}); break;
       case CodeKind::lto_ir: summary.lto_ir.push_back(entry.arch); break;
       case CodeKind::unknown: break;

@@ -22,6 +22,7 @@ struct ListingSummary {
   std::vector<GpuArchitecture> lto_ir;
   std::map<Compression, std::size_t> entries_by_compression;
   std::size_t unregistered_entries = 0;  // see DeviceCode::registered
+  std::size_t empty_modules = 0;         // cubins defining nothing (DeviceCode::empty_module): not in `sass`
   std::uint64_t stored_bytes = 0;
   std::uint64_t uncompressed_bytes = 0;
 

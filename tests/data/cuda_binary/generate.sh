@@ -32,5 +32,10 @@ nvcc -rdc=true -lib -gencode arch=compute_75,code=sm_75 -gencode arch=compute_89
 # the CUDA runtime linked dynamically so they stay small.
 nvcc -shared -Xcompiler -fPIC --cudart=shared -gencode arch=compute_80,code=sm_80 "$work/launch.cu" -o libadd_sm80.so
 nvcc -shared -Xcompiler -fPIC --cudart=shared -gencode arch=compute_90,code=sm_90 "$work/launch.cu" -o libadd_sm90.so
-strip libadd_sm80.so libadd_sm90.so
+# A library without device code of its own, as NVIDIA's libcufftw: nvcc
+# still embeds a cubin for its architecture that defines nothing.
+printf 'extern "C" int host_only(int x) { return x + 1; }\n' > "$work/host_only.cu"
+nvcc -shared -Xcompiler -fPIC --cudart=shared -gencode arch=compute_75,code=sm_75 "$work/host_only.cu" \
+  -o libhost_only_sm75.so
+strip libadd_sm80.so libadd_sm90.so libhost_only_sm75.so
 ls -l

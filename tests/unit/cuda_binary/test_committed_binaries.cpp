@@ -3,6 +3,8 @@
 // cuobjdump lists them: checked without any CUDA tool installed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cuda_binary_test_support.hpp"
 #include "gpuenv/cuda_binary/listing_summary.hpp"
 
@@ -79,7 +81,30 @@ TEST(CommittedBinaries, SharedLibrariesBuiltForOneArchitecture) {
     auto summary = summarize(listing.entries);
     EXPECT_EQ(summary.sass.size(), 1u);
     EXPECT_TRUE(summary.ptx.empty());
+    // The registration stub defines nothing; the kernel's cubin does.
+    EXPECT_EQ(summary.empty_modules, 1u) << name;
+    EXPECT_EQ(std::count_if(listing.entries.begin(), listing.entries.end(),
+                            [](const DeviceCode& entry) { return entry.empty_module; }),
+              1)
+        << name;
   }
+}
+
+// A library compiled by nvcc without device code of its own (NVIDIA's
+// libcufftw.so.12 is one) still carries a cubin for the architecture it was
+// built for, defining nothing: it is never loaded, so it says nothing about
+// the GPUs the library runs on, and gpuenv doctor must not fail it on others.
+TEST(CommittedBinaries, AHostOnlyLibraryCarriesOnlyEmptyModules) {
+  auto listing = read_committed("libhost_only_sm75.so");
+  EXPECT_EQ(entry_lines(listing), (Lines{"sass sm_75 none", "sass sm_75 none"}));
+  for (const auto& entry : listing.entries) EXPECT_TRUE(entry.empty_module);
+  const auto summary = summarize(listing.entries);
+  EXPECT_TRUE(summary.sass.empty());
+  EXPECT_EQ(summary.empty_modules, 2u);
+  EXPECT_FALSE(summary.has_device_code());
+  // A cubin with a kernel is not empty, standalone or in a fatbin.
+  EXPECT_FALSE(read_committed("sm_90a.cubin").entries.at(0).empty_module);
+  EXPECT_FALSE(read_committed("sm80_sm90a_ptx90.fatbin").entries.at(0).empty_module);
 }
 
 TEST(CommittedBinaries, ManyFilesAtOnceKeepTheirOrder) {

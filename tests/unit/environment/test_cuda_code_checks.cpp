@@ -130,6 +130,17 @@ TEST_F(PrefixWithCudaLibrary, AnSm90LibraryGivesNoWarning) {
   EXPECT_TRUE(device_code_warnings(prefix(), check, h200()).empty());
 }
 
+// NVIDIA's libcufftw.so.12 carries one sm_75 cubin that defines nothing;
+// `gpuenv doctor` failed it on an H100 (found on the GPU machine, issue 30).
+// A library whose cubins are all empty has no device code to judge.
+TEST_F(PrefixWithCudaLibrary, ALibraryWhoseOnlyCubinsDefineNothingIsNotJudged) {
+  const auto record = add_library("libhost_only_sm75.so", "lib/libcufftw.so.12");
+  const auto check = check_device_code_of(prefix(), {record}, h200(), cuda_binary::CudaRelease{13, 0}, ptx_table());
+  EXPECT_TRUE(check.libraries.empty());
+  EXPECT_TRUE(check.everything_can_run());
+  EXPECT_TRUE(device_code_warnings(prefix(), check, h200()).empty());
+}
+
 TEST_F(PrefixWithCudaLibrary, ManyFailingLibrariesAreNamedUpToThree) {
   std::vector<prefix::PrefixRecord> records;
   for (const auto* name : {"lib/liba.so", "lib/libb.so", "lib/libc.so", "lib/libd.so.1", "lib/libe.so"})

@@ -5,13 +5,16 @@
 # reduction and a RawKernel of the 3x3 stencil run on an 8192x8192 array,
 # each equal to NumPy's result (bench/python_stack/cupy_gpu.py); the same runs
 # with the machine's own pip-installed cupy-cuda13x in the same call, and
-# gpuenv's build must be within 10% of it; `gpuenv doctor` must be clean.
+# gpuenv's build must be within 10% of it; Dask Array with CuPy chunks
+# against NumPy chunks and a two-worker distributed cluster
+# (bench/python_stack/dask_cupy_gpu.py); `gpuenv doctor` must be clean.
 # Carried and unpacked as bench/python_stack/gpu_check.sh says, then
 #   STACK=/root/stack bash bench/python_stack/gpu_check_part2.sh
 # Prints PASS/FAIL lines and exits 0 when all passed.
 source "$(dirname "${BASH_SOURCE[0]}")/device_stack.sh"
 
-create_env python numpy cupy cuda-version=13.0
+# numba-cuda: distributed's serializer for CuPy arrays imports numba.cuda.
+create_env python numpy cupy dask-core distributed numba-cuda cuda-version=13.0
 python=$work/env/bin/python
 
 echo "===== CuPy with gpuenv's build"
@@ -25,6 +28,11 @@ check "the machine's cupy-cuda13x: every result equal" test "${PIPESTATUS[0]}" -
 
 python3 "$root/bench/python_stack/compare_results.py" "$work/gpuenv.txt" "$work/pip.txt" elementwise_s reduction_s stencil_s | tee "$work/compare.txt"
 check "gpuenv's CuPy within 10% of the pip-installed cupy-cuda13x's" test "${PIPESTATUS[0]}" -eq 0
+
+echo "===== Dask Array with CuPy chunks against the same code on NumPy chunks; distributed"
+"$gpuenv" run -p "$work/env" python "$root/bench/python_stack/dask_cupy_gpu.py" 2>&1 | tee "$work/dask.txt"
+check "Dask with CuPy chunks: every result equal to NumPy chunks' (stencil, reductions, SVD, distributed)" \
+  test "${PIPESTATUS[0]}" -eq 0
 
 echo "===== gpuenv doctor -p ENV"
 "$gpuenv" doctor -p "$work/env" 2>&1 | tail -n 30 | tee "$work/doctor.out"

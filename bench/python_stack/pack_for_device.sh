@@ -9,7 +9,8 @@
 # Prints the pieces and their sizes.
 #
 #   bench/python_stack/pack_for_device.sh CHANNEL [PACKAGE-NAME...]
-# With names, only those packages' files (every version and build) go.
+# With names, only those packages' files (every version and build) go; a
+# whole file name (name-version-build.conda) names that one file.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 channel=$(cd "${1:?usage: $0 CHANNEL [PACKAGE-NAME...]}" && pwd)
@@ -33,7 +34,7 @@ for file in "${files[@]}"; do
   name=$(basename "$file")
   if [ $# -gt 0 ]; then
     wanted=0
-    for each in "$@"; do [[ $name == "$each"-[0-9]* ]] && wanted=1; done
+    for each in "$@"; do [[ $name == "$each" || $name == "$each"-[0-9]* ]] && wanted=1; done
     [ "$wanted" = 1 ] || continue
   fi
   # A package larger than a piece (cuda-nvrtc: 68 MB) travels as parts that

@@ -541,7 +541,9 @@ requirements:
   // noarch: only the host packages' noarch exports apply, and apkg has none.
   auto repodata = nlohmann::json::parse(read_file(output() / "noarch/repodata.json"));
   for (const auto& [file, record] : repodata["packages.conda"].items()) {
-    if (record["name"] == "bpkg") EXPECT_EQ(record["depends"], nlohmann::json::array()) << file;
+    if (record["name"] == "bpkg") {
+      EXPECT_EQ(record["depends"], nlohmann::json::array()) << file;
+    }
   }
   const auto linux_importer = build(write_recipe("cpkg", R"(package:
   name: cpkg

@@ -93,7 +93,9 @@ TEST(GlibcRequirement, TheHighestNeedIsReadFromTheFilesTheMachinesGccMakes) {
 
 TEST(GlibcRequirement, AnElfFileWhoseTablesCannotBeReadIsReportedAndPassedOver) {
   TempDirectory prefix;
-  write_text_file(prefix / "lib/libcut.so", std::string("\x7f" "ELF\x02\x01\x01", 7) + std::string(20, '\0'));
+  std::string cut_elf("\x7f" "ELF\x02\x01\x01", 7);
+  cut_elf.append(20, '\0');
+  write_text_file(prefix / "lib/libcut.so", cut_elf);
   std::vector<std::string> warnings;
   const auto need = highest_glibc_need(prefix.path(), {"lib/libcut.so"},
                                        [&warnings](const std::string& line) { warnings.push_back(line); });

@@ -54,7 +54,11 @@ const PackageRunExports apkg = package("apkg", {.noarch = {"anoarch"},
                                                 .strong_constrains = {"bconstr <9"},
                                                 .weak = {"apkg >=1.0,<2"},
                                                 .weak_constrains = {"aconstr <5"}});
-const PackageRunExports cpkg = package("cpkg", {.weak = {"cpkg >=3"}});
+const PackageRunExports cpkg = package("cpkg", [] {
+  ExportedSpecs exports;
+  exports.weak = {"cpkg >=3"};
+  return exports;
+}());
 
 TEST(ApplyRunExports, BuildStrongGoesToHostAndRunHostStrongAndWeakToRun) {
   // rattler-build: build [apkg], host [apkg, cpkg] (linked cpkg first).

@@ -2,6 +2,7 @@
 // it JIT-compiles, and when the runtime will refuse.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "cuda_binary_test_support.hpp"
@@ -13,7 +14,7 @@ namespace {
 GpuArchitecture arch(const char* text) { return *parse_gpu_architecture(text); }
 
 PtxIsaTable shipped_table() {
-  std::ifstream in(std::string(GPUENV_SOURCE_DIR) + "/metadata/ptx_isa_versions.tsv");
+  std::ifstream in(std::filesystem::path(GPUENV_SOURCE_DIR) / "metadata/ptx_isa_versions.tsv");
   std::string text((std::istreambuf_iterator<char>(in)), {});
   std::string error;
   auto table = PtxIsaTable::parse(text, error);

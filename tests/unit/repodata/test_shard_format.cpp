@@ -186,7 +186,9 @@ TEST(ShardFormatHostile, MsgpackThatWouldCostMemoryOrStackIsRefused) {
   const std::string huge_array = zstd_compress(std::string("\xdd\xff\xff\xff\xff", 5), 3);
   EXPECT_NE(index_error(huge_array).find("more elements than it has bytes"), std::string::npos);
   // 100,000 nested arrays.
-  const std::string deep = zstd_compress(std::string(100000, '\x91') + '\xc0', 3);
+  std::string nested(100000, '\x91');
+  nested += '\xc0';
+  const std::string deep = zstd_compress(nested, 3);
   EXPECT_NE(shard_error(deep).find("nests deeper"), std::string::npos);
   // Trailing bytes after the document, an extension type.
   std::string bytes;

@@ -6,14 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
-#include <exception>
-#include <mutex>
-#include <thread>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "gpuenv/prefix/file_placement.hpp"
@@ -555,10 +555,12 @@ void PrefixLinker::place_files(const LinkPlan& plan, const CachedPackage& packag
     }
   };
 
-  // Below a few runs a thread costs more than it saves.
+  // Below a few runs a thread costs more than it saves; beyond four threads
+  // the kernel's per-directory locks and the disk are the limit, not the CPU.
   constexpr std::size_t kParallelFrom = 4 * kRun;
-  const std::size_t helpers =
-      plan.planned.size() < kParallelFrom ? 0 : std::max<std::size_t>(std::thread::hardware_concurrency(), 2) - 1;
+  constexpr std::size_t kMostThreads = 4;
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, kMostThreads);
+  const std::size_t helpers = plan.planned.size() < kParallelFrom ? 0 : threads - 1;
   if (helpers > 0 && !placement_pool_) placement_pool_ = std::make_unique<util::ThreadPool>(helpers);
   std::vector<LinkTally> helper_tallies(helpers);
   std::mutex done_mutex;

@@ -440,6 +440,22 @@ std::expected<std::vector<RenderedVariant>, RecipeError> render_variants(std::st
       auto build_string = build_string_of(*recipe, build, read_options, variant_hash_prefix(each.variant, build.noarch),
                                           each.hash, file);
       if (!build_string) return std::unexpected(std::move(build_string.error()));
+      // A recipe's build.string names the package file too: CEP 26's
+      // characters (^[a-zA-Z0-9_.+]+$) and length, never a path.
+      const bool plain_build_string =
+          !build_string->empty() && build_string->size() <= 64 &&
+          std::all_of(build_string->begin(), build_string->end(), [](unsigned char c) {
+            return std::isalnum(c) != 0 || c == '_' || c == '.' || c == '+';
+          });
+      if (!plain_build_string) {
+        RecipeError error;
+        error.file = std::string(file);
+        error.offending = *build_string;
+        error.message = std::string(file) + ": the build string '" + *build_string + "' of " + name +
+                        " is not a build string (at most 64 letters, digits and . _ +; CEP 26): correct the "
+                        "recipe's build.string";
+        return std::unexpected(std::move(error));
+      }
       each.build_string = std::move(*build_string);
       each.output_version = version;
       rendered.push_back(std::move(each));

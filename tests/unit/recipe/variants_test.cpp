@@ -88,6 +88,20 @@ TEST(Variants, ARenderedPackageNameThatIsAPathIsRefused) {
       << rendered.error().message;
 }
 
+// The same for a recipe's own build.string: it is part of the file name.
+TEST(Variants, ABuildStringThatIsAPathOrTooLongIsRefused) {
+  for (const std::string& bad : std::vector<std::string>{"../../evil", "a-b", std::string(65, 'x')}) {
+    const std::string recipe = "package:\n  name: tool\n  version: \"1.0\"\nbuild:\n  string: \"" + bad + "\"\n";
+    auto rendered = render_variants(recipe, "recipe.yaml", config_of(""));
+    ASSERT_FALSE(rendered) << bad;
+    EXPECT_NE(rendered.error().message.find("the build string '" + bad + "' of tool is not a build string"),
+              std::string::npos)
+        << rendered.error().message;
+  }
+  const std::string good = "package:\n  name: tool\n  version: \"1.0\"\nbuild:\n  string: \"cuda13_py3.13+x_0\"\n";
+  EXPECT_TRUE(render_variants(good, "recipe.yaml", config_of("")));
+}
+
 TEST(Variants, CudaMatrixZippedWithDockerImageTimesPython) {
   const std::string recipe = head +
                              "requirements:\n  build:\n    - ${{ compiler('c') }}\n    - ${{ compiler('cuda') }}\n"

@@ -10,21 +10,8 @@
 # measured on this hardware: 10.1 s cold, 0.92 s warm.
 # Prints wall time and peak RSS of each run; the minimum of `runs` runs
 # (default 3) is what to report on a machine that other work shares.
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-gpuenv=${1:-$root/build/dev/src/cli/gpuenv}
-runs=${2:-3}
-channel=$root/build/bench/install-channel
 # TMPDIR=/dev/shm keeps the disk out of the figures.
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpuenv-install-bench.XXXXXX")
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-[ -f "$channel/linux-64/repodata.json" ] || python3 "$root/bench/install/generate_install_channel.py" --out "$channel"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_setup.sh" gpuenv-install-bench "$@"
 
 # One timed command: prints "<seconds> <peak RSS MB>".
 timed() {

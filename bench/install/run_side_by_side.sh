@@ -15,21 +15,8 @@
 #
 # micromamba is not installable here (neither PyPI nor Debian 12 carry it);
 # the issue's micromamba column was measured elsewhere.
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-gpuenv=${1:-$root/build/dev/src/cli/gpuenv}
-runs=${2:-3}
+source "$(dirname "${BASH_SOURCE[0]}")/bench_setup.sh" gpuenv-side-by-side "$@"
 python=${PYTHON:-$root/build/deps/test-tools/bin/python}
-channel=$root/build/bench/install-channel
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpuenv-side-by-side.XXXXXX")
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-[ -f "$channel/linux-64/repodata.json" ] || python3 "$root/bench/install/generate_install_channel.py" --out "$channel"
 "$python" -c 'import rattler' 2>/dev/null || {
   echo "no py-rattler in $python: run scripts/setup.sh (it installs the test tools) or set PYTHON" >&2
   exit 1

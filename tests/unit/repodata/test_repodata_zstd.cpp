@@ -82,6 +82,9 @@ TEST(RepodataBodyCheck, JsonObjectShape) {
   // to reject.
   EXPECT_EQ(shape_problem({"{\"a\": {", "}"}), std::nullopt);
   EXPECT_NE(shape_problem({"{\"a\": 1"})->find("cut off"), std::string::npos);
+  // A piece of only spaces keeps the end seen before it.
+  EXPECT_NE(shape_problem({"{\"a\": 1", "\n  ", " "})->find("cut off"), std::string::npos);
+  EXPECT_EQ(shape_problem({"  ", "{\"a\": 1}", "\n  ", " "}), std::nullopt);
 }
 
 TEST(RepodataBodyCheck, ContentLengthMismatchIsRetryable) {

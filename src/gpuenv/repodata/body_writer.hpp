@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpuenv/repodata/file_growth.hpp"
 #include "gpuenv/repodata/partial_file.hpp"
 #include "gpuenv/repodata/zstd_stream.hpp"
 
@@ -43,6 +44,15 @@ struct BodyProblem {
 class RepodataBodyWriter {
  public:
   RepodataBodyWriter(PartialFile file, bool zstd_compressed);
+  // A writer dropped before finish() succeeded abandons the growth it reports to.
+  ~RepodataBodyWriter();
+  RepodataBodyWriter(const RepodataBodyWriter&) = delete;
+  RepodataBodyWriter& operator=(const RepodataBodyWriter&) = delete;
+
+  // Tells `growth` how much JSON the file holds as it grows, and at the end
+  // whether it is complete (finish() succeeded) or abandoned, so that a
+  // reader can parse the file while it downloads.
+  void report_growth_to(std::shared_ptr<FileGrowth> growth) { growth_ = std::move(growth); }
 
   // Consumes the next piece of the body; false aborts the transfer, and
   // problem() then says why.
@@ -67,6 +77,7 @@ class RepodataBodyWriter {
   JsonObjectShape shape_;
   std::uint64_t body_bytes_ = 0;
   std::optional<BodyProblem> problem_;
+  std::shared_ptr<FileGrowth> growth_;
 };
 
 }  // namespace gpuenv::repodata

@@ -94,6 +94,7 @@ FetchOptions fetch_options_for(const GatewayRequest& request) {
   options.offline = request.offline;
   options.observer = request.observer;
   options.client = request.client;
+  options.on_json_download = request.on_json_download;
   return options;
 }
 
@@ -155,6 +156,7 @@ class BackgroundRevalidation final : public IndexRevalidation {
  public:
   BackgroundRevalidation(std::vector<ShardIndexSource> sources, FetchOptions options)
       : sources_(std::move(sources)), cache_(options.cache_dir / "shards") {
+    options.on_json_download = nullptr;  // it may outlive whoever listens
     answers_ = std::async(std::launch::async, [this, options = std::move(options)] {
       try {
         net::HttpClient client(net::HttpClientOptions{options.client, sources_.size()});

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gpuenv/net/client_settings.hpp"
+#include "gpuenv/repodata/fetch.hpp"
 #include "gpuenv/repodata/fetch_observer.hpp"
 #include "gpuenv/specs/channel.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
@@ -79,6 +80,8 @@ struct GatewayRequest {
   // preceding them. Otherwise (or when the cache cannot serve the request)
   // the ordinary fetch.
   bool revalidate_alongside = false;
+  // FetchOptions::on_json_download, for the subdirs fetched whole.
+  std::function<void(const JsonDownload&)> on_json_download;
 };
 
 // A subdir whose repodata.json is on local disk.
@@ -87,6 +90,9 @@ struct FetchedSubdir {
   std::filesystem::path json;
   std::string label;  // the URL it came from (secrets masked), or its path
   bool sharded = false;  // `json` holds only the records the request can reach
+  // The solver's index of `json` was built while it downloaded (set by the
+  // solver's loader, not by the fetch).
+  bool index_built_alongside = false;
 };
 
 struct FetchedChannels {

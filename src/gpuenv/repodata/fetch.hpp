@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <expected>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "gpuenv/net/client_settings.hpp"
 #include "gpuenv/net/retry_policy.hpp"
 #include "gpuenv/repodata/fetch_observer.hpp"
+#include "gpuenv/repodata/file_growth.hpp"
 
 namespace gpuenv::repodata {
 
@@ -23,6 +26,15 @@ struct RepodataRequest {
   // "file:///srv/channel/noarch/" or a plain path "/srv/channel/noarch".
   std::string url;
   std::string channel_display_name;  // "conda-forge": for messages and progress
+};
+
+// A repodata.json that a download has begun to write into the cache: what a
+// reader needs to parse it while it arrives (the solver's index build).
+struct JsonDownload {
+  std::string label;                // the URL being downloaded, credentials masked
+  std::filesystem::path json_path;  // the cache entry it becomes if the download succeeds
+  std::filesystem::path temp_path;  // the file being written, there to be opened now
+  std::shared_ptr<FileGrowth> growth;
 };
 
 struct FetchOptions {
@@ -45,6 +57,10 @@ struct FetchOptions {
   std::vector<std::string> just_revalidated;
   // Told about each download as it goes (progress displays); null: nobody.
   FetchObserver* observer = nullptr;
+  // Called on the fetching thread as each repodata.json download begins to
+  // write (again for a retry, whose earlier growth is then abandoned); must
+  // return at once. Whether the download succeeded is the fetch's result.
+  std::function<void(const JsonDownload&)> on_json_download;
 };
 
 enum class RepodataOrigin {

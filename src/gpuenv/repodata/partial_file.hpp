@@ -34,6 +34,11 @@ class PartialFile {
   // Closes the file and atomically renames it to its final name.
   std::expected<void, std::string> commit();
 
+  // Changes the name commit() gives the file, for a file whose name is known
+  // only once it is written (an index built while its input downloads). The
+  // new name must be in the same directory: rename() is atomic only there.
+  void retarget(std::filesystem::path final_path) { final_path_ = std::move(final_path); }
+
  private:
   PartialFile(std::filesystem::path final_path, std::filesystem::path temp_path, int fd);
   void discard() noexcept;

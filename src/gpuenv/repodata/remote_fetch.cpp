@@ -71,7 +71,15 @@ bool RemoteSubdirFetch::receive_body(std::string_view bytes) {
       cache_write_failure_ = file.error();
       return false;
     }
+    const auto temp_path = file->temp_path();
+    const auto json_path = file->final_path();
     writer_ = std::make_unique<RepodataBodyWriter>(std::move(*file), zst_);
+    if (context_.options.on_json_download) {
+      auto growth = std::make_shared<FileGrowth>();
+      writer_->report_growth_to(growth);
+      context_.options.on_json_download(JsonDownload{specs::mask_credentials(location_.repodata_url(zst_)), json_path,
+                                                     temp_path, std::move(growth)});
+    }
   }
   context_.observer.subdir_received(progress_id_, bytes.size());
   return writer_->write(bytes);

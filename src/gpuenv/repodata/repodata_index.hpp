@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuenv/repodata/file_growth.hpp"
 #include "gpuenv/repodata/repodata_records.hpp"
 
 namespace gpuenv::repodata {
@@ -54,6 +55,37 @@ struct IndexBuildError {
 std::expected<ParseSummary, IndexBuildError> build_repodata_index(const std::filesystem::path& repodata_json,
                                                                   const std::filesystem::path& index_file,
                                                                   const IndexBuildOptions& options);
+
+// An index parsed from a repodata.json while the JSON was still downloading,
+// waiting for the download's verdict: its name and stamp describe the JSON
+// as committed into the cache (path, size, mtime), known only afterwards.
+// commit() gives it both and renames it into place; dropping it removes the
+// temporary file.
+class PendingIndex {
+ public:
+  struct State;
+  explicit PendingIndex(std::unique_ptr<State> state);
+  PendingIndex(PendingIndex&&) noexcept;
+  PendingIndex& operator=(PendingIndex&&) noexcept;
+  ~PendingIndex();
+
+  std::uint64_t json_bytes() const noexcept;  // the size of the JSON parsed
+  // `index_file` must be in the directory given to parse_growing_repodata_index.
+  std::expected<ParseSummary, std::string> commit(const std::filesystem::path& index_file, const std::string& stamp);
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// Parses a repodata.json that a download is still writing (`fd`, read from
+// offset 0, owned from now on; `growth` says how far it got) into a
+// temporary index file in `index_dir`. Fails when the JSON does not have the
+// shape the streaming parser takes, when the download is abandoned, or when
+// the index cannot be written: the caller then builds the index the ordinary
+// way (build_repodata_index), which also words any error in the JSON.
+std::expected<PendingIndex, std::string> parse_growing_repodata_index(int fd, std::shared_ptr<FileGrowth> growth,
+                                                                     const std::filesystem::path& index_dir,
+                                                                     const IndexBuildOptions& options);
 
 class RepodataIndex {
  public:

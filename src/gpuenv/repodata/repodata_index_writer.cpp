@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -55,6 +56,8 @@ class IndexWriter final : public RecordSink, public RecordStreamSink {
     encode(record);
     if (buffer_.size() >= buffer_limit) flush();
   }
+
+  void retarget(std::filesystem::path index_file) { file_.retarget(std::move(index_file)); }
 
   std::expected<std::size_t, std::string> finish(const ParseSummary& summary, const std::string& stamp) {
     flush();
@@ -358,6 +361,51 @@ class IndexWriter final : public RecordSink, public RecordStreamSink {
 };
 
 }  // namespace
+
+struct PendingIndex::State {
+  std::unique_ptr<IndexWriter> writer;
+  ParseSummary summary;
+};
+
+PendingIndex::PendingIndex(std::unique_ptr<State> state) : state_(std::move(state)) {}
+PendingIndex::PendingIndex(PendingIndex&&) noexcept = default;
+PendingIndex& PendingIndex::operator=(PendingIndex&&) noexcept = default;
+PendingIndex::~PendingIndex() = default;
+
+std::uint64_t PendingIndex::json_bytes() const noexcept { return state_->summary.bytes; }
+
+std::expected<ParseSummary, std::string> PendingIndex::commit(const std::filesystem::path& index_file,
+                                                              const std::string& stamp) {
+  state_->writer->retarget(index_file);
+  auto finished = state_->writer->finish(state_->summary, stamp);
+  if (!finished) return std::unexpected(finished.error());
+  ParseSummary summary = std::move(state_->summary);
+  summary.superseded_tar_bz2 = *finished;
+  summary.records -= std::min(summary.records, *finished);
+  return summary;
+}
+
+std::expected<PendingIndex, std::string> parse_growing_repodata_index(int fd, std::shared_ptr<FileGrowth> growth,
+                                                                     const std::filesystem::path& index_dir,
+                                                                     const IndexBuildOptions& options) {
+  std::error_code ignored;
+  std::filesystem::create_directories(index_dir, ignored);
+  auto file = PartialFile::create_beside(index_dir / "growing.index");
+  if (!file) {
+    ::close(fd);
+    return std::unexpected(file.error());
+  }
+  auto state = std::make_unique<PendingIndex::State>();
+  // The JSON's size is not known yet: every recent-text slot.
+  state->writer = std::make_unique<IndexWriter>(std::move(*file), UINTMAX_MAX);
+  StreamOptions stream_options;
+  stream_options.source_label = options.source_label;
+  stream_options.chunk_bytes = options.chunk_bytes;
+  auto streamed = stream_growing_repodata_file(fd, std::move(growth), *state->writer, stream_options);
+  if (!streamed) return std::unexpected(streamed.error().reason);
+  state->summary = std::move(*streamed);
+  return PendingIndex(std::move(state));
+}
 
 std::expected<ParseSummary, IndexBuildError> build_repodata_index(const std::filesystem::path& repodata_json,
                                                                   const std::filesystem::path& index_file,

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "gpuenv/repodata/file_growth.hpp"
 #include "gpuenv/repodata/json_reading.hpp"
 #include "gpuenv/repodata/record_reader.hpp"
 #include "gpuenv/repodata/repodata_revisions.hpp"
@@ -47,7 +48,9 @@ using specs::is_package_file_name;
 
 // The file through a window of memory that slides forward. Offsets are file
 // offsets; the window keeps a few bytes before the current position so that
-// the chunk parser can write its `{` there.
+// the chunk parser can write its `{` there. A growing file (one a download is
+// still writing) is read as far as its FileGrowth says it exists, waiting for
+// more when the parse needs more; its size is known once it is complete.
 class FileWindow {
  public:
   static constexpr std::size_t history = 16;
@@ -68,18 +71,37 @@ class FileWindow {
       return false;
     }
     file_size_ = static_cast<std::uint64_t>(info.st_size);
+    readable_ = file_size_;
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     return true;
   }
 
+  void open_growing(int fd, std::shared_ptr<FileGrowth> growth) {
+    fd_ = fd;
+    growth_ = std::move(growth);
+    size_known_ = false;
+  }
+
+  // The whole file's size: only once size_known().
   std::uint64_t file_size() const noexcept { return file_size_; }
+  bool past_end(std::uint64_t offset) const noexcept { return size_known_ && offset >= file_size_; }
   std::uint64_t data_end() const noexcept { return start_ + length_; }
-  bool at_eof() const noexcept { return data_end() == file_size_; }
+  bool at_eof() const noexcept { return size_known_ && data_end() == file_size_; }
 
   // Makes [from, until) readable (clipped to the file), keeping the
-  // history bytes before `from`. False on a read error.
+  // history bytes before `from`. False on a read error, or when a growing
+  // file was abandoned.
   bool ensure(std::uint64_t from, std::uint64_t until) {
-    until = std::min(until, file_size_);
+    if (!size_known_ && until > readable_) {
+      const FileGrowth::Seen seen = growth_->wait_for(until);
+      if (seen.abandoned) return false;
+      readable_ = seen.size;
+      if (seen.complete) {
+        size_known_ = true;
+        file_size_ = seen.size;
+      }
+    }
+    if (size_known_) until = std::min(until, file_size_);
     if (from >= start_ && until <= data_end()) return true;
     const std::uint64_t keep_from = from > history ? from - history : 0;
     if (keep_from < start_) return false;  // never slides backwards
@@ -89,9 +111,10 @@ class FileWindow {
     if (kept > 0 && keep_from > start_) std::memmove(buffer_.get(), buffer_.get() + (keep_from - start_), kept);
     start_ = keep_from;
     length_ = kept;
-    // Read as much as fits: fewer, larger reads.
-    while (data_end() < file_size_ && length_ + padding < capacity_) {
-      const std::size_t room = capacity_ - padding - length_;
+    // Read as much as fits (and exists): fewer, larger reads.
+    while (data_end() < readable_ && length_ + padding < capacity_) {
+      const std::size_t room =
+          static_cast<std::size_t>(std::min<std::uint64_t>(capacity_ - padding - length_, readable_ - data_end()));
       const ssize_t got = ::pread(fd_, buffer_.get() + length_, room, static_cast<off_t>(data_end()));
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) return false;
@@ -124,6 +147,9 @@ class FileWindow {
 
   int fd_ = -1;
   std::uint64_t file_size_ = 0;
+  std::uint64_t readable_ = 0;  // bytes of the file that exist (all of them unless growing)
+  bool size_known_ = true;
+  std::shared_ptr<FileGrowth> growth_;  // set for a growing file
   std::unique_ptr<char[]> buffer_;
   std::size_t capacity_ = 0;
   std::uint64_t start_ = 0;  // file offset of buffer_[0]
@@ -137,14 +163,23 @@ class StreamParser {
   std::expected<ParseSummary, NotStreamable> run(const std::filesystem::path& path) {
     std::string error;
     if (!window_.open(path, error)) return std::unexpected(NotStreamable{error});
-    summary_.bytes = static_cast<std::size_t>(window_.file_size());
-    chunk_bytes_ = std::max<std::size_t>(options_.chunk_bytes, 256);
-    window_.reserve(chunk_bytes_ + boundary_lookahead + FileWindow::history);
-    if (!parse_document()) return std::unexpected(NotStreamable{failure_});
-    return std::move(summary_);
+    return parse();
+  }
+
+  std::expected<ParseSummary, NotStreamable> run_growing(int fd, std::shared_ptr<FileGrowth> growth) {
+    window_.open_growing(fd, std::move(growth));
+    return parse();
   }
 
  private:
+  std::expected<ParseSummary, NotStreamable> parse() {
+    chunk_bytes_ = std::max<std::size_t>(options_.chunk_bytes, 256);
+    window_.reserve(chunk_bytes_ + boundary_lookahead + FileWindow::history);
+    if (!parse_document()) return std::unexpected(NotStreamable{failure_});
+    summary_.bytes = static_cast<std::size_t>(window_.file_size());  // known: the parse read to the end
+    return std::move(summary_);
+  }
+
   bool fail(std::string reason) {
     if (failure_.empty()) failure_ = std::move(reason);
     return false;
@@ -153,11 +188,12 @@ class StreamParser {
   // The byte at `offset`, reading on as needed (keeping what lies after
   // keep_from_ readable); nullopt at the end.
   std::optional<char> peek(std::uint64_t offset) {
-    if (offset >= window_.file_size()) return std::nullopt;
+    if (window_.past_end(offset)) return std::nullopt;
     if (offset >= window_.data_end() &&
         !window_.ensure(std::min(keep_from_, offset), offset + chunk_bytes_)) {
       return std::nullopt;
     }
+    if (window_.past_end(offset)) return std::nullopt;  // a growing file turned out shorter
     return window_.byte(offset);
   }
 
@@ -254,7 +290,7 @@ class StreamParser {
   }
 
   bool finish(std::uint64_t after_document) {
-    if (skip_space(after_document) != window_.file_size()) return fail("text after the document");
+    if (!window_.past_end(skip_space(after_document))) return fail("text after the document");
     summary_.header.flat_index = false;
     return true;
   }
@@ -463,6 +499,12 @@ std::expected<ParseSummary, NotStreamable> stream_repodata_file(const std::files
                                                                RecordStreamSink& sink,
                                                                const StreamOptions& options) {
   return StreamParser(sink, options).run(path);
+}
+
+std::expected<ParseSummary, NotStreamable> stream_growing_repodata_file(int fd, std::shared_ptr<FileGrowth> growth,
+                                                                       RecordStreamSink& sink,
+                                                                       const StreamOptions& options) {
+  return StreamParser(sink, options).run_growing(fd, std::move(growth));
 }
 
 }  // namespace gpuenv::repodata

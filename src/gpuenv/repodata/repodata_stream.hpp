@@ -14,8 +14,10 @@
 #include <cstddef>
 #include <expected>
 #include <filesystem>
+#include <memory>
 #include <string>
 
+#include "gpuenv/repodata/file_growth.hpp"
 #include "gpuenv/repodata/repodata_records.hpp"
 
 namespace gpuenv::repodata {
@@ -49,5 +51,13 @@ struct NotStreamable {
 std::expected<ParseSummary, NotStreamable> stream_repodata_file(const std::filesystem::path& path,
                                                                RecordStreamSink& sink,
                                                                const StreamOptions& options = {});
+
+// The same over a file that is still being written (a download, read through
+// `fd` from offset 0): parses as far as `growth` says the file exists, waits
+// for the rest, and fails (NotStreamable) if the writer abandons the file.
+// Takes ownership of `fd`.
+std::expected<ParseSummary, NotStreamable> stream_growing_repodata_file(int fd, std::shared_ptr<FileGrowth> growth,
+                                                                       RecordStreamSink& sink,
+                                                                       const StreamOptions& options = {});
 
 }  // namespace gpuenv::repodata

@@ -10,6 +10,7 @@
 
 #include "gpuenv/repodata/channel_gateway.hpp"
 #include "gpuenv/repodata/repodata_index.hpp"
+#include "gpuenv/solver/index_alongside.hpp"
 #include "gpuenv/solver/package_closure.hpp"
 #include "gpuenv/solver/solv_cache.hpp"
 #include "gpuenv/specs/package_filename.hpp"
@@ -119,7 +120,9 @@ std::expected<ReachableLoad, std::string> load_reachable(PackageDatabase& databa
   if (!*loaded) return std::unexpected(loaded->error());
   for (std::size_t i = 0; i < subdirs.size(); ++i) {
     auto& report = (**loaded)[i];
-    report.index_built = std::find(to_build.begin(), to_build.end(), i) != to_build.end();
+    report.index_built_while_downloading = subdirs[i].index_built_alongside;
+    report.index_built = subdirs[i].index_built_alongside ||
+                         std::find(to_build.begin(), to_build.end(), i) != to_build.end();
     if (report.skipped_records > 0) {
       result.warnings.push_back(skipped_warning(subdirs[i].source, subdirs[i].label, report));
     }
@@ -157,7 +160,16 @@ std::expected<repodata::FetchedChannels, std::string> fetch_for_loading(const Ch
   request.client = options.client;
   request.shards = shard_request_for(options);
   request.revalidate_alongside = options.revalidate_alongside;
-  return repodata::fetch_channels(request);
+  // A whole repodata.json downloaded for a closure load: its index is built
+  // while it arrives (index_alongside.hpp).
+  std::optional<IndexBuildsAlongside> alongside;
+  if (options.reachable_from && !options.cache_dir.empty()) {
+    alongside.emplace(options.cache_dir / "solv");
+    request.on_json_download = [&alongside](const repodata::JsonDownload& download) { alongside->start(download); };
+  }
+  auto fetched = repodata::fetch_channels(request);
+  if (fetched && alongside) alongside->settle(fetched->subdirs);
+  return fetched;
 }
 
 std::expected<ChannelLoadResult, std::string> load_fetched(PackageDatabase& database,

@@ -42,6 +42,8 @@ struct LoadReport {
   // reach); `subdir_records` is how many the subdir has in all.
   bool from_index = false;
   bool index_built = false;  // the index was (re)built from the JSON for this load
+  // ... while the JSON downloaded (solver/index_alongside.hpp), not after.
+  bool index_built_while_downloading = false;
   std::size_t subdir_records = 0;
   // Why the .solv cache was not used (none yet, written by another gpuenv,
   // unreadable); empty when it was.

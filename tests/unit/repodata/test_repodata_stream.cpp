@@ -4,9 +4,16 @@
 // read wrongly.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "gpuenv/repodata/file_growth.hpp"
 #include "gpuenv/repodata/repodata_parser.hpp"
 #include "gpuenv/repodata/repodata_stream.hpp"
 #include "support/temp_directory.hpp"
@@ -277,6 +284,75 @@ TEST(RepodataStream, EmptySectionsAndDocuments) {
   const auto empty_object = dir / "b.json";
   testing::write_text_file(empty_object, "{}");
   EXPECT_TRUE(streamed(empty_object, 256));
+}
+
+// A growing file: `text` written in pieces of `step` bytes by another thread
+// (as a download writes it), parsed while it grows.
+struct GrowingParse {
+  Collected sink;
+  std::expected<ParseSummary, NotStreamable> result = std::unexpected(NotStreamable{"not run"});
+};
+
+GrowingParse parse_while_writing(const std::filesystem::path& path, const std::string& text, std::size_t step,
+                                 std::size_t chunk_bytes, bool abandon_halfway = false) {
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  auto growth = std::make_shared<FileGrowth>();
+  GrowingParse parse;
+  std::thread reader([&] {
+    StreamOptions options;
+    options.chunk_bytes = chunk_bytes;
+    parse.result = stream_growing_repodata_file(fd, growth, parse.sink, options);
+  });
+  for (std::size_t at = 0; at < text.size(); at += step) {
+    if (abandon_halfway && at >= text.size() / 2) {
+      growth->abandoned();
+      break;
+    }
+    const std::size_t piece = std::min(step, text.size() - at);
+    std::fwrite(text.data() + at, 1, piece, out);
+    std::fflush(out);
+    growth->grew(at + piece);
+    if (at % (step * 16) == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  std::fclose(out);
+  if (!abandon_halfway) growth->completed(text.size());
+  reader.join();
+  return parse;
+}
+
+TEST(RepodataStream, AGrowingFileParsesAsTheWholeFileDoes) {
+  TempDirectory dir;
+  const std::string text = channel_json(300, 200);
+  testing::write_text_file(dir / "whole.json", text);
+  const auto expected = whole(dir / "whole.json");
+  for (const std::size_t step : {1u, 7u, 4096u, 131072u}) {
+    for (const std::size_t chunk : {256u, 4096u, 4u << 20}) {
+      if (step == 1 && chunk > 4096) continue;  // slow and adds nothing
+      auto parse = parse_while_writing(dir / ("growing-" + std::to_string(step) + "-" + std::to_string(chunk)), text,
+                                       step, chunk);
+      ASSERT_TRUE(parse.result) << "step " << step << " chunk " << chunk << ": " << parse.result.error().reason;
+      EXPECT_EQ(parse.sink.records, expected) << "step " << step << " chunk " << chunk;
+      EXPECT_EQ(parse.result->bytes, text.size());
+      EXPECT_EQ(parse.result->header.base_url, "https://example.org/pkgs");
+    }
+  }
+}
+
+TEST(RepodataStream, AGrowingFileThatIsAbandonedOrBrokenIsRefused) {
+  TempDirectory dir;
+  const std::string text = channel_json(100, 100);
+  const auto abandoned = parse_while_writing(dir / "abandoned.json", text, 1000, 4096, /*abandon_halfway=*/true);
+  EXPECT_FALSE(abandoned.result);
+  // Complete but cut short, or with text after the document: the same
+  // answers as for a file on disk.
+  const auto cut = parse_while_writing(dir / "cut.json", text.substr(0, text.size() - 40), 1000, 4096);
+  EXPECT_FALSE(cut.result);
+  const auto trailing = parse_while_writing(dir / "trailing.json", text + " x", 1000, 4096);
+  ASSERT_FALSE(trailing.result);
+  EXPECT_EQ(trailing.result.error().reason, "text after the document");
+  const auto spaces = parse_while_writing(dir / "spaces.json", text + " \n", 1000, 4096);
+  EXPECT_TRUE(spaces.result) << spaces.result.error().reason;
 }
 
 }  // namespace

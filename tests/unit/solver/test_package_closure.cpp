@@ -10,11 +10,13 @@
 #include <sstream>
 
 #include "gpuenv/repodata/shard_writer.hpp"
+#include "gpuenv/repodata/zstd_stream.hpp"
 #include "gpuenv/solver/channel_loader.hpp"
 #include "gpuenv/solver/package_closure.hpp"
 #include "gpuenv/solver/solver.hpp"
 #include "solver_fixture.hpp"
 #include "support/temp_directory.hpp"
+#include "support/test_http_server.hpp"
 
 namespace gpuenv::solver {
 namespace {
@@ -82,11 +84,13 @@ class ClosureMatchesFullLoad : public ::testing::Test {
  protected:
   ChannelLoadResult load(PackageDatabase& database, const std::vector<std::string>& request, bool reachable) {
     ChannelLoadOptions options;
-    options.channels = {channel.string()};
+    options.channels = {served_url.empty() ? channel.string() : served_url};
     options.platform = "linux-64";
     // The full load parses the JSON each time: a .solv cache hands
     // dependencies back in libsolv's order, which can change the order of
-    // independent packages in LINK (not the packages).
+    // independent packages in LINK (not the packages). A served channel
+    // needs a cache to download into: a new one for each full load.
+    if (!reachable && !served_url.empty()) options.cache_dir = dir / ("full-load-" + std::to_string(++full_loads));
     if (reachable) options.cache_dir = dir / "cache";
     if (reachable) options.reachable_from = testing::specs_of(request);
     auto loaded = load_channels(database, options);
@@ -112,6 +116,9 @@ class ClosureMatchesFullLoad : public ::testing::Test {
       for (const auto& subdir : loaded.subdirs) {
         EXPECT_TRUE(subdir.report.from_index);
         EXPECT_EQ(subdir.report.index_built, pass == 0 && !index_kept_from_before);
+        // A downloaded repodata.json gets its index while it arrives.
+        EXPECT_EQ(subdir.report.index_built_while_downloading,
+                  pass == 0 && !index_kept_from_before && !served_url.empty());
         loaded_records += subdir.report.records;
       }
       EXPECT_LE(loaded_records, all_records);
@@ -125,6 +132,8 @@ class ClosureMatchesFullLoad : public ::testing::Test {
   TempDirectory dir;
   std::filesystem::path channel = dir / "channel";
   bool index_kept_from_before = false;
+  std::string served_url;  // set: the channel is loaded over HTTP from here
+  int full_loads = 0;
   std::size_t last_loaded_records = 0;
   std::size_t last_all_records = 0;
 };
@@ -188,6 +197,77 @@ TEST_F(ClosureMatchesFullLoad, GeneratedCondaForgeLikeChannel) {
   // No driver: ucx-py cannot be installed, explained the same way.
   expect_same(request, {{"__glibc", "2.35", "0"}, {"__linux", "6.1", "0"}, {"__unix", "0", "0"}});
   expect_same({"numpy", "python=3.11"}, cuda_12);
+}
+
+std::string read_whole_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Files of `directory` whose name contains `part`.
+std::size_t files_named(const std::filesystem::path& directory, std::string_view part) {
+  std::size_t count = 0;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end; ++it) {
+    if (it->path().filename().string().find(part) != std::string::npos) ++count;
+  }
+  return count;
+}
+
+// Over HTTP, a whole repodata.json (linux-64 as .zst, noarch plain) gets its
+// index built while it downloads (solver/index_alongside.hpp); the loader
+// opens that index, and the closure solves like every record.
+TEST_F(ClosureMatchesFullLoad, AnIndexBuiltWhileTheRepodataDownloadsSolvesLikeAFullLoad) {
+  const std::string command = "python3 " + std::string(GPUENV_SOURCE_DIR) +
+                              "/bench/channel/generate_channel.py --records 20000 --out " + channel.string() +
+                              " > " + (dir / "generate.log").string() + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << "generate_channel.py failed, see " << (dir / "generate.log");
+  testing::write_text_file(channel / "linux-64/repodata.json.zst",
+                           repodata::zstd_compress(read_whole_file(channel / "linux-64/repodata.json"), 3));
+  std::vector<std::string> request;
+  std::ifstream request_file(channel / "request.txt");
+  for (std::string line; std::getline(request_file, line);) {
+    if (!line.empty()) request.push_back(line);
+  }
+  testing::TestHttpServer server(dir.path());
+  served_url = server.url("/channel");
+  // The first linux-64 download is cut off halfway: its early build is
+  // abandoned and the retry's is the one kept.
+  server.fault("/channel/linux-64/repodata.json.zst", {{"kind", "truncate"}, {"times", 1}});
+  const std::vector<specs::VirtualPackage> cuda_12 = {{"__archspec", "1", "x86_64_v3"}, {"__cuda", "12.4", "0"},
+                                                       {"__glibc", "2.35", "0"}, {"__linux", "6.1", "0"},
+                                                       {"__unix", "0", "0"}};
+  expect_same(request, cuda_12);
+  EXPECT_LT(last_loaded_records * 2, last_all_records);
+  EXPECT_EQ(files_named(dir / "cache/solv", ".index"), 2u);
+  EXPECT_EQ(files_named(dir / "cache/solv", ".part"), 0u);
+  EXPECT_EQ(files_named(dir / "cache/repodata", ".part"), 0u);
+}
+
+// A download that turns out bad fails the load as before; the index parsed
+// on the way is thrown away with it.
+TEST_F(ClosureMatchesFullLoad, ABadDownloadLeavesNoIndexBehind) {
+  add_subdir(channel, "noarch", testing::testdata_dir() / "channels/conda-test-recipes/noarch/repodata.json");
+  add_subdir(channel, "linux-64", testing::testdata_dir() / "channels/conda-test-recipes/noarch/repodata.json");
+  testing::TestHttpServer server(dir.path());
+  const std::string text = read_whole_file(channel / "noarch/repodata.json");
+  // Complete records, then cut off before the document ends.
+  server.fault("/channel/noarch/repodata.json",
+               {{"kind", "body"}, {"body", text.substr(0, text.rfind("},") + 2)}, {"times", -1}});
+  ChannelLoadOptions options;
+  options.channels = {server.url("/channel")};
+  options.platform = "linux-64";
+  options.cache_dir = dir / "cache";
+  options.reachable_from = testing::specs_of({"dependent"});
+  PackageDatabase database;
+  const auto loaded = load_channels(database, options);
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().find("cut off"), std::string::npos) << loaded.error();
+  EXPECT_EQ(files_named(dir / "cache/solv", ".index"), 0u);
+  EXPECT_EQ(files_named(dir / "cache/solv", ".part"), 0u);
+  EXPECT_EQ(files_named(dir / "cache/repodata", ".part"), 0u);
 }
 
 // Sharded repodata (CEP 16): the closure fetched shard by shard solves like

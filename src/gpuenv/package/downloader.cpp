@@ -272,9 +272,15 @@ struct Downloader::Impl {
       auto wait = std::chrono::milliseconds(running.empty() ? 1000 : 100);
       const auto after = std::chrono::steady_clock::now();
       for (const auto& transfer : waiting) {
-        if (running.size() < options.max_parallel && transfer->not_before <= after) {
-          wait = std::chrono::milliseconds(0);
-          break;
+        if (transfer->not_before <= after) {
+          // Due: start it now if a slot is free; otherwise a finishing
+          // transfer wakes the poll (its due time, already past, must not
+          // make the wait zero: that was a spinning loop).
+          if (running.size() < options.max_parallel) {
+            wait = std::chrono::milliseconds(0);
+            break;
+          }
+          continue;
         }
         wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(
                                   transfer->not_before - after) + std::chrono::milliseconds(1));

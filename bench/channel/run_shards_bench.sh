@@ -3,7 +3,8 @@
 # one run: the GPU-stack `gpuenv create --dry-run` over the benchmark channel
 # (620k records) with shards (cold, then warm: the shard index revalidated
 # with a 304), without them (repodata.json.zst, same link), and py-rattler's
-# Gateway + solve on the same sharded channel. Every run gets its own
+# Gateway + solve on the same channel, sharded (cold, warm) and not (cold).
+# DELAY_MS=0 MBPS=100000 takes the link model away (local HTTP at full speed). Every run gets its own
 # link_server.py (30 ms per request, 50 MB/s shared, by default), which
 # counts the requests and bytes it sent.
 #
@@ -43,6 +44,7 @@ stop_server() {
   if [ -n "$server_pid" ]; then
     kill "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
+    exec 7>&-
     server_pid=
   fi
 }
@@ -52,9 +54,14 @@ trap cleanup EXIT
 start_server() {  # stats file, extra options
   local stats=$1; shift
   : > "$work/port"
+  # The server also stops when its stdin closes, so stdin is a pipe this
+  # script holds open (fd 7), never /dev/zero: the server's stdin thread read
+  # /dev/zero without end, one core and gigabytes of memory for the whole run.
+  rm -f "$work/server-stdin"; mkfifo "$work/server-stdin"
   python3 -u "$root/bench/channel/link_server.py" "$channel" --delay-ms "$delay_ms" --mbps "$mbps" \
-    --stats "$stats" "$@" > "$work/port" < /dev/zero &
+    --stats "$stats" "$@" > "$work/port" < "$work/server-stdin" &
   server_pid=$!
+  exec 7> "$work/server-stdin"
   for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
   url="http://127.0.0.1:$(head -1 "$work/port")"
 }
@@ -128,14 +135,15 @@ stop_server
 # py-rattler: Gateway (sharded) + solve, cold cache each run.
 rattler_ok=no
 if [ -x "$python" ] && "$python" -c 'import rattler' 2>/dev/null; then
-  rattler_run() {  # cache dir, output file -> "<wall s> <cpu s>"
-    "$python" - "$url" "$1" "$2" "${request[@]}" <<'PY'
+  rattler_run() {  # cache dir, output file[, "plain"] -> "<wall s> <cpu s>"
+    "$python" - "$url" "$1" "$2" "${3:-sharded}" "${request[@]}" <<'PY'
 import asyncio, resource, sys, time
 import rattler
-url, cache, out, *specs = sys.argv[1:]
+url, cache, out, mode, *specs = sys.argv[1:]
 async def main():
     start = time.monotonic()
-    gateway = rattler.Gateway(cache_dir=cache, default_config=rattler.SourceConfig(sharded_enabled=True))
+    gateway = rattler.Gateway(cache_dir=cache,
+                              default_config=rattler.SourceConfig(sharded_enabled=mode == "sharded"))
     virtual = [rattler.GenericVirtualPackage(rattler.PackageName(n), rattler.Version(v), rattler.BuildString(b))
                for n, v, b in (("__cuda", "12.4", "0"), ("__glibc", "2.35", "0"), ("__linux", "6.1", "0"),
                                ("__unix", "0", "0"), ("__archspec", "1", "x86_64_v3"))]
@@ -164,6 +172,13 @@ PY
     rattler_run "$work/rattler-cache-1" "$work/rattler-warm-$i.txt" >> "$work/rattler-warm"
   done || echo "py-rattler failed (above)" >&2
   stop_server
+  # Without shards: repodata.json.zst (rattler asks for it with a HEAD), cold.
+  start_server "$work/stats-rattler-plain" --no-shards
+  : > "$work/rattler-plain"
+  for i in $(seq "$runs"); do
+    rattler_run "$work/rattler-plain-cache-$i" "$work/rattler-plain-$i.txt" plain >> "$work/rattler-plain"
+  done || echo "py-rattler failed (above)" >&2
+  stop_server
   rattler_ok=yes
 fi
 
@@ -181,6 +196,7 @@ report "gpuenv cold, repodata.json.zst" "$work/plain" "$work/stats-plain"
 if [ "$rattler_ok" = yes ]; then
   report "py-rattler Gateway+solve, sharded" "$work/rattler" "$work/stats-rattler"
   report "py-rattler warm (same cache)" "$work/rattler-warm" "$work/stats-rattler-warm"
+  report "py-rattler cold, repodata.json.zst" "$work/rattler-plain" "$work/stats-rattler-plain"
 fi
 
 links "$work/cold-1.json" > "$work/links-gpuenv"
@@ -190,7 +206,8 @@ for f in "$work"/cold-*.json "$work"/warm-*.json "$work"/warm-solving-*.json "$w
 done
 echo "gpuenv solution: $(wc -l < "$work/links-gpuenv") packages, identical sharded/warm/non-sharded: $same"
 if [ "$rattler_ok" = yes ]; then
-  if cmp -s "$work/links-gpuenv" "$work/rattler-1.txt"; then echo "py-rattler: the same packages"
+  if cmp -s "$work/links-gpuenv" "$work/rattler-1.txt" && cmp -s "$work/links-gpuenv" "$work/rattler-plain-1.txt"; then
+    echo "py-rattler (sharded and not): the same packages"
   else echo "py-rattler: $(wc -l < "$work/rattler-1.txt") packages; differences:"; diff "$work/links-gpuenv" "$work/rattler-1.txt" | head -20 || true
   fi
 fi

@@ -26,6 +26,7 @@ class CliBuildObserver : public build::BuildObserver {
     terminal_.transaction_progress(progress);
   }
   void transaction_finished() override { terminal_.transaction_finished(); }
+  bool follows_downloads() const override { return terminal_.follows_downloads(); }
 
  private:
   bool quiet_;

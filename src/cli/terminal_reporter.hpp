@@ -37,6 +37,7 @@ class TerminalReporter : public environment::Reporter {
   void subdir_finished(std::size_t id, std::string_view outcome) override;
   void transaction_progress(const environment::TransactionProgress& progress) override;
   void transaction_finished() override;
+  bool follows_downloads() const override { return drawing_; }  // it draws them, and only when drawing
 
  private:
   struct Subdir {

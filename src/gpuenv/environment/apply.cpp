@@ -35,6 +35,7 @@ class SerialisedReporter {
     std::lock_guard lock(mutex_);
     call(reporter_);
   }
+  bool follows_downloads() const { return reporter_.follows_downloads(); }
 
  private:
   Reporter& reporter_;
@@ -62,7 +63,9 @@ class TransactionTracker {
     }
     progress_.downloads = downloads_.size();
     send();
-    if (!downloads_.empty()) sampler_ = std::thread([this] { sample_until_stopped(); });
+    if (!downloads_.empty() && report.follows_downloads()) {
+      sampler_ = std::thread([this] { sample_until_stopped(); });
+    }
   }
   ~TransactionTracker() { stop(); }
   TransactionTracker(const TransactionTracker&) = delete;

@@ -278,6 +278,7 @@ class UnrepeatedReporter final : public Reporter {
   }
   void transaction_progress(const TransactionProgress& progress) override { inner_.transaction_progress(progress); }
   void transaction_finished() override { inner_.transaction_finished(); }
+  bool follows_downloads() const override { return inner_.follows_downloads(); }
 
  private:
   Reporter& inner_;

@@ -51,6 +51,11 @@ class Reporter : public repodata::FetchObserver {
     (void)package;
   }
   virtual void transaction_progress(const TransactionProgress& progress) { (void)progress; }
+  // Whether transaction_progress and package_step(downloaded) are of use to
+  // anyone: false lets apply() skip sampling the downloads' files (a thread
+  // statting every pending download ten times a second), as when nothing is
+  // drawn because stderr is not a terminal.
+  virtual bool follows_downloads() const { return true; }
   // The transaction is over (successfully or not): a progress line goes away.
   virtual void transaction_finished() {}
 };

@@ -149,6 +149,29 @@ TEST_F(PlanApply, CreatesUpdatesAndRemovesThroughTheReporterAlone) {
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
+// A reporter that draws no download progress (stderr not a terminal) gets
+// none: the downloads' files are not sampled, and the install is the same.
+class NoDownloadProgressReporter final : public RecordingReporter {
+ public:
+  bool follows_downloads() const override { return false; }
+};
+
+TEST_F(PlanApply, NobodyFollowingDownloadsMeansNoSampling) {
+  NoDownloadProgressReporter reporter;
+  auto create = planned(ChangeKind::create, {"app", "docs"}, reporter);
+  ASSERT_EQ(create.solution.link.size(), 3u);
+  apply(std::move(create), reporter);
+  EXPECT_EQ(installed(), (std::vector<std::string>{"app-1.0-0", "docs-1.0-0", "lib-1.0-0"}));
+  for (const auto* dist : {"lib-1.0-0", "app-1.0-0", "docs-1.0-0"}) {
+    EXPECT_FALSE(reporter.saw(std::string("downloaded ") + dist)) << dist;  // only the sampler says so
+    EXPECT_TRUE(reporter.saw(std::string("extracted ") + dist)) << dist;
+    EXPECT_TRUE(reporter.saw(std::string("linked ") + dist)) << dist;
+  }
+  ASSERT_TRUE(reporter.last_progress);
+  EXPECT_EQ(reporter.last_progress->linked, 3u);
+  EXPECT_EQ(reporter.last_progress->downloads_done, 0u);
+}
+
 TEST_F(PlanApply, EarlierRequestsComeFromCondaMetaHistory) {
   channel_.add(PackageBuilder("app", "2.0").depends({"lib >=1.0"}).file("bin/app", "app 2.0\n", 0755));
   RecordingReporter reporter;

@@ -6,7 +6,7 @@
 # (recipes in the order they need each other, --skip-existing=local), and
 # the wall time and size of every package printed.
 #
-#   bench/python_stack/build_part1.sh [--output-dir DIR] [--gpuenv PATH] [--image NAME] [--slice] [RECIPE...]
+#   bench/python_stack/build_part1.sh [--output-dir DIR] [--gpuenv PATH] [--image NAME] [--cuda VERSION] [--slice] [RECIPE...]
 #
 # Sources: the recipes name upstream's URLs and sha256. Where upstream's host
 # is out of reach (GitHub, python.org, zlib.net, ...), Debian's source
@@ -20,6 +20,13 @@
 # recipe variant, in the same order, with the same sources and skipping --
 # instead of `gpuenv build` on this machine. Needs root and debootstrap.
 #
+# --cuda VERSION: the CUDA column (13.0 by default, the variant file's). 12.4
+# merges variants-cuda12.4.yaml after variants.yaml (CUDA 12.4's compiler
+# from the output channel, its architectures) and selects the recipes/cuda-*
+# and library recipes' 12.4 variants; its table and log are
+# build-table-cuda12.4.txt and ci-run-cuda12.4.log, so the 13.0 column's stay.
+# The CUDA-independent packages are the same for both columns.
+#
 # --slice: what CI builds (tests/integration/python_stack_slice.sh): the GCC
 # runtime and the C libraries CPython needs, through the same code path.
 #
@@ -31,16 +38,25 @@ gpuenv=$root/build/dev/src/cli/gpuenv
 output=$root/build/python-stack
 slice=0
 image=
+cuda_column=13.0
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpuenv) gpuenv=$2; shift 2 ;;
     --output-dir) output=$2; shift 2 ;;
     --image) image=$2; shift 2 ;;
+    --cuda) cuda_column=$2; shift 2 ;;
     --slice) slice=1; shift ;;
-    -*) echo "usage: $0 [--output-dir DIR] [--gpuenv PATH] [--image NAME] [--slice] [RECIPE...]" >&2; exit 2 ;;
+    -*) echo "usage: $0 [--output-dir DIR] [--gpuenv PATH] [--image NAME] [--cuda VERSION] [--slice] [RECIPE...]" >&2; exit 2 ;;
     *) break ;;
   esac
 done
+variant_files=(-m "$here/variants.yaml")
+tag=
+case "$cuda_column" in
+  13.0) ;;
+  12.4) variant_files+=(-m "$here/variants-cuda12.4.yaml"); tag=-cuda12.4 ;;
+  *) echo "$0: --cuda $cuda_column: the stack has a 13.0 and a 12.4 column" >&2; exit 2 ;;
+esac
 mkdir -p "$output"
 output=$(cd "$output" && pwd)
 cache=${GPUENV_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpuenv}/debian-sources
@@ -62,15 +78,16 @@ fi
 
 started=$(date +%s)
 # Exit 77 (skip) from a fetch script when Debian cannot be reached off CI.
-"$here/fetch_debian_sources.sh" "${recipes[@]}" > "$output/fetch.log"
+"$here/fetch_debian_sources.sh" "${recipes[@]}" > "$output/fetch$tag.log"
 if [[ " ${recipes[*]} " == *" openblas "* || " ${recipes[*]} " == *" llvmdev "* ]]; then
-  "$here/fetch_debian_sources_blas_llvm.sh" "$cache" >> "$output/fetch.log"
+  "$here/fetch_debian_sources_blas_llvm.sh" "$cache" >> "$output/fetch$tag.log"
 fi
 
-# cuda_version=13.0: the recipes/cuda-* components only for the stack's CUDA
-# (their own variants.yaml also lists 12.4 and 12.9).
-common=(--output-dir "$output" -m "$here/variants.yaml" -c "$output" --override-channels
-        --variant cuda_compiler_version=13.0 --variant cuda_version=13.0 --skip-existing=local)
+# cuda_version: the recipes/cuda-* components and CUDA libraries only for the
+# column's CUDA (their own variants.yaml lists 12.4 and 13.0, some 12.9).
+cuda_variants=(--variant "cuda_compiler_version=$cuda_column" --variant "cuda_version=$cuda_column")
+common=(--output-dir "$output" "${variant_files[@]}" -c "$output" --override-channels
+        "${cuda_variants[@]}" --skip-existing=local)
 # The repacked ones take Debian's archive as their source (--source-for), in
 # the repository build's order like the rest.
 overrides=()
@@ -88,15 +105,15 @@ paths=()
 for recipe in "${recipes[@]}"; do paths+=("$root/recipes/$recipe"); done
 if [ -n "$image" ]; then
   # The image's builds see the output channel itself (mounted read-write);
-  # --variant here selects the variant files' CUDA 13.0 variants.
-  echo "===== gpuenv ci run --image $image (${#recipes[@]} recipes) --source-archives $cache" >&2
+  # --variant here selects the variant files' variants of the column's CUDA.
+  echo "===== gpuenv ci run --image $image (${#recipes[@]} recipes, CUDA $cuda_column) --source-archives $cache" >&2
   (cd "$root" && nice "$gpuenv" ci run "${paths[@]}" --image "$image" --runner chroot --output-dir "$output" \
-     -m "$here/variants.yaml" --override-channels --variant cuda_compiler_version=13.0 --variant cuda_version=13.0 --skip-existing=local \
-     --source-archives "$cache" "${overrides[@]}") 2> "$output/ci-run.log" | tee "$output/build-table.txt"
+     "${variant_files[@]}" --override-channels "${cuda_variants[@]}" --skip-existing=local \
+     --source-archives "$cache" "${overrides[@]}") 2> "$output/ci-run$tag.log" | tee "$output/build-table$tag.txt"
 else
-  echo "===== gpuenv build (${#recipes[@]} recipes) --source-archives $cache" >&2
+  echo "===== gpuenv build (${#recipes[@]} recipes, CUDA $cuda_column) --source-archives $cache" >&2
   nice "$gpuenv" build "${paths[@]}" "${common[@]}" --source-archives "$cache" "${overrides[@]}" |
-    tee "$output/build-table.txt"
+    tee "$output/build-table$tag.txt"
 fi
 
 echo

@@ -64,13 +64,18 @@ void IndexBuildsAlongside::settle(std::vector<repodata::FetchedSubdir>& subdirs)
     if (build == nullptr) continue;
     auto pending = build->parsed.get();
     if (!pending) continue;
-    struct stat info {};
-    if (::stat(subdir.json.c_str(), &info) != 0 || info.st_dev != build->device || info.st_ino != build->inode ||
-        static_cast<std::uint64_t>(info.st_size) != pending->json_bytes()) {
-      continue;  // not the file that was parsed
-    }
+    // The stamp comes from the entry's own stat; the stat after it says that
+    // the file it described is the one parsed (another gpuenv may have
+    // renamed a newer download over it in between).
     const auto entry = solv_cache_entry(index_dir_, subdir.json, subdir.source, false);
     if (!entry) continue;
+    struct stat info {};
+    if (::stat(subdir.json.c_str(), &info) != 0 || info.st_dev != build->device || info.st_ino != build->inode ||
+        static_cast<std::uint64_t>(info.st_size) != pending->json_bytes() ||
+        entry->source_size != pending->json_bytes() ||
+        static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec != entry->source_mtime_ns) {
+      continue;  // not the file that was parsed
+    }
     if (repodata::RepodataIndex::open(entry->index_file, entry->index_stamp)) continue;  // another run was first
     if (!pending->commit(entry->index_file, entry->index_stamp)) continue;
     remove_stale_caches(entry->index_file, ".index");

@@ -50,15 +50,24 @@ std::optional<std::string> JsonObjectShape::problem() const {
   return std::nullopt;
 }
 
-RepodataBodyWriter::RepodataBodyWriter(PartialFile file, bool zstd_compressed)
+RepodataBodyWriter::RepodataBodyWriter(PartialFile file, bool zstd_compressed, std::uint64_t max_json_bytes)
     : file_(std::move(file)),
-      decompressor_(zstd_compressed ? std::make_unique<ZstdDecompressor>() : nullptr) {}
+      decompressor_(zstd_compressed ? std::make_unique<ZstdDecompressor>() : nullptr),
+      max_json_bytes_(max_json_bytes) {}
 
 RepodataBodyWriter::~RepodataBodyWriter() {
   if (growth_) growth_->abandoned();  // no-op once completed
 }
 
 bool RepodataBodyWriter::write_json(std::string_view json) {
+  if (json.size() > max_json_bytes_ - file_.bytes_written()) {
+    problem_ = BodyProblem{fmt::format("the repodata is more than {} bytes once decompressed, far beyond any "
+                                       "real channel's (conda-forge's largest subdir is ~0.3 GB): the server "
+                                       "is misbehaving or hostile",
+                                       max_json_bytes_),
+                           false, false};
+    return false;
+  }
   shape_.feed(json);
   if (!file_.write(json)) {
     problem_ = BodyProblem{file_.error(), false, true};

@@ -43,7 +43,12 @@ struct BodyProblem {
 
 class RepodataBodyWriter {
  public:
-  RepodataBodyWriter(PartialFile file, bool zstd_compressed);
+  // A decoded body larger than this is refused: conda-forge's biggest subdir
+  // is ~0.3 GB of JSON; a server sending more (endless JSON, a zstd bomb)
+  // would otherwise fill the cache disk.
+  static constexpr std::uint64_t kMaxJsonBytes = std::uint64_t{4} << 30;
+
+  RepodataBodyWriter(PartialFile file, bool zstd_compressed, std::uint64_t max_json_bytes = kMaxJsonBytes);
   // A writer dropped before finish() succeeded abandons the growth it reports to.
   ~RepodataBodyWriter();
   RepodataBodyWriter(const RepodataBodyWriter&) = delete;
@@ -78,6 +83,7 @@ class RepodataBodyWriter {
   std::uint64_t body_bytes_ = 0;
   std::optional<BodyProblem> problem_;
   std::shared_ptr<FileGrowth> growth_;
+  std::uint64_t max_json_bytes_;
 };
 
 }  // namespace gpuenv::repodata

@@ -360,6 +360,17 @@ class IndexWriter final : public RecordSink, public RecordStreamSink {
   std::uint32_t last_name_ = UINT32_MAX;
 };
 
+// Writes the index's last sections and renames it into place; the summary
+// then counts the .tar.bz2 records a .conda twin superseded.
+std::expected<ParseSummary, std::string> finish_index(IndexWriter& writer, ParseSummary summary,
+                                                      const std::string& stamp) {
+  auto finished = writer.finish(summary, stamp);
+  if (!finished) return std::unexpected(finished.error());
+  summary.superseded_tar_bz2 = *finished;
+  summary.records -= std::min(summary.records, *finished);
+  return summary;
+}
+
 }  // namespace
 
 struct PendingIndex::State {
@@ -377,12 +388,7 @@ std::uint64_t PendingIndex::json_bytes() const noexcept { return state_->summary
 std::expected<ParseSummary, std::string> PendingIndex::commit(const std::filesystem::path& index_file,
                                                               const std::string& stamp) {
   state_->writer->retarget(index_file);
-  auto finished = state_->writer->finish(state_->summary, stamp);
-  if (!finished) return std::unexpected(finished.error());
-  ParseSummary summary = std::move(state_->summary);
-  summary.superseded_tar_bz2 = *finished;
-  summary.records -= std::min(summary.records, *finished);
-  return summary;
+  return finish_index(*state_->writer, std::move(state_->summary), stamp);
 }
 
 std::expected<PendingIndex, std::string> parse_growing_repodata_index(int fd, std::shared_ptr<FileGrowth> growth,
@@ -428,11 +434,9 @@ std::expected<ParseSummary, IndexBuildError> build_repodata_index(const std::fil
     stream_options.chunk_bytes = options.chunk_bytes;
     auto streamed = stream_repodata_file(repodata_json, *writer, stream_options);
     if (streamed) {
-      auto finished = writer->finish(*streamed, options.stamp);
+      auto finished = finish_index(*writer, std::move(*streamed), options.stamp);
       if (!finished) return write_error(finished.error());
-      streamed->superseded_tar_bz2 = *finished;
-      streamed->records -= std::min(streamed->records, *finished);
-      return std::move(*streamed);
+      return std::move(*finished);
     }
   }
   auto file = PartialFile::create_beside(index_file);

@@ -87,6 +87,28 @@ TEST(RepodataBodyCheck, JsonObjectShape) {
   EXPECT_EQ(shape_problem({"  ", "{\"a\": 1}", "\n  ", " "}), std::nullopt);
 }
 
+// A server may send endless JSON, or a small zstd frame that decodes to
+// gigabytes: the decoded body is bounded (conda-forge's largest subdir is
+// ~0.3 GB), and what passes the bound never reaches the cache or a parser
+// reading the file as it grows.
+TEST(RepodataBodyCheck, TheDecodedBodyIsBounded) {
+  ScratchDir scratch;
+  for (const bool compressed : {false, true}) {
+    auto file = repodata::PartialFile::create_beside(scratch.path() / "bounded.json");
+    ASSERT_TRUE(file);
+    repodata::RepodataBodyWriter writer(std::move(*file), compressed, /*max_json_bytes=*/1000);
+    const std::string json = "{\"packages\": {}" + std::string(5000, ' ') + "}";
+    const std::string body = compressed ? repodata::zstd_compress(json, 3) : json;
+    if (compressed) EXPECT_LT(body.size(), 1000u);  // small on the wire, big decoded
+    EXPECT_FALSE(writer.write(body));
+    ASSERT_TRUE(writer.problem());
+    EXPECT_FALSE(writer.problem()->retryable);
+    EXPECT_NE(writer.problem()->message.find("more than 1000 bytes"), std::string::npos)
+        << writer.problem()->message;
+    EXPECT_LE(writer.json_bytes(), 1000u);
+  }
+}
+
 TEST(RepodataBodyCheck, ContentLengthMismatchIsRetryable) {
   ScratchDir scratch;
   auto file = repodata::PartialFile::create_beside(scratch.path() / "x.json");

@@ -32,6 +32,14 @@ inline std::string long_placeholder() {
   return placeholder.substr(0, 255);
 }
 
+// A regular file member of `content` for package::write_package_members.
+inline package::PackageMember text_member(std::string path, std::string content) {
+  package::PackageMember member;
+  member.path = std::move(path);
+  member.content = std::move(content);
+  return member;
+}
+
 class PackageBuilder {
  public:
   PackageBuilder(std::string name, std::string version, std::string build = "0")

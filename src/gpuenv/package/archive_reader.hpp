@@ -23,7 +23,8 @@ using MemberVisitor = std::function<bool(archive* reader, archive_entry* entry)>
 // Walks the members of `archive_path` (.conda or .tar.bz2, told by its name).
 // Throws PackageError naming the file for archives libarchive cannot read
 // (corrupt, truncated, not a package) and for a .conda without its
-// info-*.tar.zst (or, with `everything`, pkg-*.tar.zst) member.
+// info-*.tar.zst (or, with `everything`, pkg-*.tar.zst) member. A .conda's
+// info member comes first, whatever the zip's order.
 void for_each_member(const std::filesystem::path& archive_path, MemberSelection selection,
                      const MemberVisitor& visit);
 

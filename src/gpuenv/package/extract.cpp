@@ -50,11 +50,16 @@ class TreeWriter {
  public:
   // `refusal_advice` ends every refusal: what the user should do about an
   // archive that tried to escape (a package's channel, a source's recipe).
+  // `keep`: keep the files with a prefix placeholder in memory while it has room.
   TreeWriter(std::filesystem::path archive, const std::filesystem::path& target,
              const ExtractLimits& limits, std::uint64_t total_limit, std::string refusal_advice,
-             ModificationTimes times)
+             ModificationTimes times, std::shared_ptr<KeptBytesBudget> keep = nullptr)
       : archive_(std::move(archive)), target_(target), limits_(limits), total_limit_(total_limit),
         refusal_advice_(std::move(refusal_advice)), times_(times) {
+    if (keep) {
+      kept_ = std::make_shared<KeptFiles>();
+      kept_->budget = std::move(keep);
+    }
     std::error_code error;
     std::filesystem::create_directories(target, error);
     root_fd_ = ::open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -116,16 +121,20 @@ class TreeWriter {
       return;  // reading the cache entry reports it; until then, the total limit
     }
     declared_sizes_.clear();
+    with_placeholder_.clear();
     for (const auto& entry : paths_->paths) {
       if (entry.path_type == PathType::hardlink && entry.size_in_bytes) {
         declared_sizes_[entry.path] = *entry.size_in_bytes;
       }
+      if (entry.has_prefix()) with_placeholder_.insert(entry.path);
     }
   }
 
   // Compares every file written with its paths.json entry (which may have
   // come after the file, in a .tar.bz2).
   ExtractSummary finish() {
+    if (metadata_complete_) summary_.metadata_files = std::move(metadata_files_);
+    if (kept_ && !kept_->files.empty()) summary_.kept = kept_;
     if (paths_) {
       for (const auto& entry : paths_->paths) {
         const auto facts = written_.find(entry.path);
@@ -237,7 +246,32 @@ class TreeWriter {
             ? std::nullopt
             : std::optional(declared->second + limits_.member_slack_bytes);
     const bool is_paths_json = path == kPathsJson;
-    std::string paths_json_text;
+    // What is kept of the content as it streams by: metadata (paths.json is
+    // needed at once), and a file with a placeholder while the budget allows.
+    const bool is_metadata = is_metadata_file(path);
+    std::uint64_t kept_taken = 0;
+    if (kept_ && with_placeholder_.contains(path)) {
+      const auto size = archive_entry_size(entry);
+      if (size >= 0 && static_cast<std::uint64_t>(size) <= kMaxKeptFileBytes &&
+          kept_->budget->take(static_cast<std::uint64_t>(size))) {
+        kept_taken = static_cast<std::uint64_t>(size);
+      }
+    }
+    const bool keep_content = kept_taken > 0;
+    const std::uint64_t capture_limit =
+        is_metadata ? std::min<std::uint64_t>(limits_.max_metadata_bytes, kMaxInfoFileSize) : kept_taken;
+    bool capturing = is_metadata || keep_content;
+    std::string captured;
+    const auto capture = [&](const char* bytes, std::size_t size) {
+      if (!capturing) return;
+      if (captured.size() + size > capture_limit) {  // larger than it said or than metadata may be
+        capturing = false;
+        captured.clear();
+        captured.shrink_to_fit();
+        return;
+      }
+      captured.append(bytes, size);
+    };
     StreamingHash sha256(HashAlgorithm::sha256);
     std::uint64_t hashed = 0;
     std::uint64_t end_of_data = 0;
@@ -289,7 +323,7 @@ class TreeWriter {
       while (hashed < position) {
         const auto count = std::min<std::uint64_t>(position - hashed, zeros.size());
         sha256.update(zeros.data(), count);
-        if (is_paths_json) paths_json_text.append(count, '\0');
+        capture(zeros.data(), count);
         hashed += count;
       }
     };
@@ -309,12 +343,12 @@ class TreeWriter {
       const char* bytes = static_cast<const char*>(block);
       if (static_cast<std::uint64_t>(offset) == hashed) {
         sha256.update(bytes, size);
-        if (is_paths_json) paths_json_text.append(bytes, size);
+        capture(bytes, size);
         hashed += size;
       } else if (static_cast<std::uint64_t>(offset) > hashed) {
         hash_zeros_until(static_cast<std::uint64_t>(offset));
         sha256.update(bytes, size);
-        if (is_paths_json) paths_json_text.append(bytes, size);
+        capture(bytes, size);
         hashed += size;
       }
       const auto block_end = static_cast<std::uint64_t>(offset) + size;
@@ -358,7 +392,22 @@ class TreeWriter {
     summary_.bytes += file_size;
     written_total_ += file_size;
     written_[path] = {sha256.finish_hex(), file_size};
-    if (is_paths_json) declare(paths_json_text);
+    if (is_metadata) {
+      if (capturing) {
+        metadata_files_[path] = captured;
+      } else {
+        metadata_complete_ = false;  // read back from the entry instead
+      }
+    }
+    if (is_paths_json && capturing) declare(captured);
+    if (keep_content) {
+      if (capturing && captured.size() == kept_taken) {
+        kept_->files[path] = KeptFile{std::move(captured), mode};
+        kept_->taken += kept_taken;
+      } else {
+        kept_->budget->give_back(kept_taken);
+      }
+    }
   }
 
   std::uint64_t archive_size() const {
@@ -464,6 +513,10 @@ class TreeWriter {
   std::uint64_t written_total_ = 0;
   std::optional<PathsJson> paths_;
   std::unordered_map<std::string, std::uint64_t> declared_sizes_;
+  std::unordered_set<std::string> with_placeholder_;  // paths.json's files with a prefix placeholder
+  std::shared_ptr<KeptFiles> kept_;                   // set when a budget was given
+  std::map<std::string, std::string> metadata_files_;
+  bool metadata_complete_ = true;
   std::unordered_map<std::string, FileFacts> written_;  // regular files, hashed as written
   ExtractSummary summary_;
 };
@@ -478,24 +531,27 @@ std::uint64_t default_extract_limit(std::uint64_t archive_size) {
   return std::clamp(archive_size * kRatio, kFloor, kCap);
 }
 
+bool KeptBytesBudget::take(std::uint64_t bytes) {
+  auto left = left_.load(std::memory_order_relaxed);
+  while (left >= bytes) {
+    if (left_.compare_exchange_weak(left, left - bytes, std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
+
 ExtractSummary extract_package(const std::filesystem::path& archive,
                                const std::filesystem::path& target_dir,
-                               const ExtractLimits& limits) {
+                               const ExtractLimits& limits,
+                               const std::shared_ptr<KeptBytesBudget>& keep) {
   std::error_code size_error;
   const auto archive_size = std::filesystem::file_size(archive, size_error);
   const auto total_limit =
       limits.max_total_bytes.value_or(default_extract_limit(size_error ? 0 : archive_size));
   TreeWriter writer(archive, target_dir, limits, total_limit,
                     "the package is malformed or malicious, report it to the channel that serves it",
-                    ModificationTimes::where_read);
-  // A .conda's info member may come after its pkg member in the zip; read
-  // the declaration first so that every member is bounded by it.
-  if (archive_format_of(archive.filename().string()) == ArchiveFormat::conda) {
-    const auto info = read_info_files(archive, {std::string(kPathsJson)});
-    if (const auto paths = info.find(std::string(kPathsJson)); paths != info.end()) {
-      writer.declare(paths->second);
-    }
-  }
+                    ModificationTimes::where_read, keep);
+  // A .conda's info member is walked first, whatever the zip's order
+  // (for_each_member), so its paths.json bounds every member of pkg-*.
   for_each_member(archive, MemberSelection::everything, [&](struct archive* reader, archive_entry* entry) {
     writer.write(reader, entry);
     return true;

@@ -1,14 +1,62 @@
 // Extracting a package file into a directory, safely and streaming.
 #pragma once
 
+#include <sys/types.h>
+
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gpuenv/package/file_verification.hpp"
 
 namespace gpuenv::package {
+
+// How many bytes of extracted files may be kept in memory at once, shared
+// by the extractions of one transaction (KeptFiles gives them back).
+class KeptBytesBudget {
+ public:
+  explicit KeptBytesBudget(std::uint64_t bytes) : left_(bytes) {}
+  bool take(std::uint64_t bytes);
+  void give_back(std::uint64_t bytes) { left_.fetch_add(bytes, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> left_;
+};
+
+// A file as extraction wrote it into the cache entry, content and mode.
+struct KeptFile {
+  std::string content;
+  mode_t mode = 0;
+};
+
+// The files with a prefix placeholder that extraction kept in memory, so
+// that linking rewrites them without opening the cache entry's copies again.
+struct KeptFiles {
+  KeptFiles() = default;
+  KeptFiles(const KeptFiles&) = delete;
+  KeptFiles& operator=(const KeptFiles&) = delete;
+  ~KeptFiles() {
+    if (budget) budget->give_back(taken);
+  }
+  const KeptFile* find(const std::string& path) const {
+    const auto found = files.find(path);
+    return found == files.end() ? nullptr : &found->second;
+  }
+
+  std::unordered_map<std::string, KeptFile> files;
+  std::shared_ptr<KeptBytesBudget> budget;
+  std::uint64_t taken = 0;
+};
+
+// A file with a placeholder is kept only up to this size; larger ones
+// (libraries with an RPATH placeholder) are read back from the cache.
+inline constexpr std::uint64_t kMaxKeptFileBytes = 1u << 20;
 
 struct ExtractSummary {
   std::uint64_t files = 0;  // regular files, links and directories written
@@ -17,6 +65,13 @@ struct ExtractSummary {
   // declaration (every file is hashed as it is written). Empty for
   // packages without paths.json.
   std::vector<FileMismatch> mismatches;
+  // The metadata files (info/index.json, paths.json, link.json and the
+  // legacy files) as written, when all of them were small enough to keep:
+  // the cache entry's metadata without reading it back.
+  std::optional<std::map<std::string, std::string>> metadata_files;
+  // With a budget given to extract_package: the files with a prefix
+  // placeholder that fit it.
+  std::shared_ptr<const KeptFiles> kept;
 };
 
 // Bounds on what one package may write, against decompression bombs (a
@@ -58,10 +113,15 @@ std::uint64_t default_extract_limit(std::uint64_t archive_size);
 // naming the member. A .conda's info/paths.json is read before anything is
 // extracted; a .tar.bz2's is used from where it appears in the stream.
 //
+// With `keep`, the files paths.json gives a prefix placeholder are also
+// kept in memory (ExtractSummary::kept), each up to kMaxKeptFileBytes,
+// while `keep` has room.
+//
 // On failure `target_dir` holds a partial tree: extract into a fresh
 // temporary directory and rename it into place (the package cache does).
 ExtractSummary extract_package(const std::filesystem::path& archive,
                                const std::filesystem::path& target_dir,
-                               const ExtractLimits& limits = {});
+                               const ExtractLimits& limits = {},
+                               const std::shared_ptr<KeptBytesBudget>& keep = nullptr);
 
 }  // namespace gpuenv::package

@@ -27,8 +27,10 @@ std::string member_path(archive_entry* entry) {
   return std::string(path);
 }
 
-PackageMetadata metadata_from_files(const std::map<std::string, std::string>& files,
-                                    const std::string& where) {
+}  // namespace
+
+PackageMetadata metadata_from_info_files(const std::map<std::string, std::string>& files,
+                                         const std::string& where) {
   const auto find = [&](const std::string& name) -> const std::string* {
     const auto it = files.find(name);
     return it == files.end() ? nullptr : &it->second;
@@ -60,7 +62,9 @@ PackageMetadata metadata_from_files(const std::map<std::string, std::string>& fi
   return metadata;
 }
 
-}  // namespace
+bool is_metadata_file(std::string_view path) {
+  return std::find(kMetadataFiles.begin(), kMetadataFiles.end(), path) != kMetadataFiles.end();
+}
 
 std::map<std::string, std::string> read_info_files(const std::filesystem::path& archive,
                                                    const std::vector<std::string>& names,
@@ -96,7 +100,7 @@ std::map<std::string, std::string> read_info_files(const std::filesystem::path& 
 }
 
 PackageMetadata read_package_metadata(const std::filesystem::path& archive) {
-  return metadata_from_files(read_info_files(archive, kMetadataFiles), archive.string());
+  return metadata_from_info_files(read_info_files(archive, kMetadataFiles), archive.string());
 }
 
 PackageMetadata read_extracted_metadata(const std::filesystem::path& package_dir) {
@@ -116,7 +120,7 @@ PackageMetadata read_extracted_metadata(const std::filesystem::path& package_dir
       files[name] = std::move(*content);
     }
   }
-  return metadata_from_files(files, package_dir.string());
+  return metadata_from_info_files(files, package_dir.string());
 }
 
 }  // namespace gpuenv::package

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "gpuenv/package/link_json.hpp"
 #include "gpuenv/package/paths_json.hpp"
@@ -27,6 +28,13 @@ PackageMetadata read_package_metadata(const std::filesystem::path& archive);
 
 // The same from an extracted package directory (a package cache entry).
 PackageMetadata read_extracted_metadata(const std::filesystem::path& package_dir);
+
+// Whether `path` ("info/index.json") is one of the files the two above read.
+bool is_metadata_file(std::string_view path);
+// The same from those files' contents, keyed by path, as extraction kept
+// them; `where` names the package in errors.
+PackageMetadata metadata_from_info_files(const std::map<std::string, std::string>& files,
+                                         const std::string& where);
 
 // Selected files under info/ of a package file, by their path in the
 // package ("info/about.json"); files the package lacks are absent. A

@@ -4,8 +4,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "gpuenv/package/package_error.hpp"
 
@@ -200,6 +202,125 @@ void StoredZipWriter::finish() {
     throw PackageError("cannot write package " + output_.string() + ": " + std::strerror(errno));
   }
   fd_ = -1;
+}
+
+namespace {
+
+std::uint16_t get16(const unsigned char* at) {
+  return static_cast<std::uint16_t>(at[0] | (at[1] << 8));
+}
+std::uint32_t get32(const unsigned char* at) {
+  return static_cast<std::uint32_t>(get16(at)) | (static_cast<std::uint32_t>(get16(at + 2)) << 16);
+}
+
+// Reads exactly `size` bytes at `offset`; false on an error or a short file.
+bool read_exactly(int fd, unsigned char* buffer, std::size_t size, std::uint64_t offset) {
+  while (size > 0) {
+    const ssize_t count = ::pread(fd, buffer, size, static_cast<off_t>(offset));
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) return false;
+    buffer += count;
+    size -= static_cast<std::size_t>(count);
+    offset += static_cast<std::uint64_t>(count);
+  }
+  return true;
+}
+
+constexpr std::size_t kEndRecord = 22;
+constexpr std::size_t kCentralEntry = 46;
+constexpr std::size_t kLocalEntry = 30;
+constexpr std::size_t kMaxComment = 0xffff;
+// A .conda's directory lists three members; thousands would be no package.
+constexpr std::uint64_t kMaxDirectoryBytes = 1u << 20;
+
+}  // namespace
+
+std::optional<std::vector<StoredMember>> stored_zip_members(int fd, std::uint64_t file_size) {
+  if (file_size < kEndRecord) return std::nullopt;
+  // The tail: the end record, its comment, and with luck the directory.
+  const std::uint64_t tail_size = std::min<std::uint64_t>(file_size, kEndRecord + kMaxComment + 4096);
+  const std::uint64_t tail_start = file_size - tail_size;
+  std::vector<unsigned char> tail(static_cast<std::size_t>(tail_size));
+  if (!read_exactly(fd, tail.data(), tail.size(), tail_start)) return std::nullopt;
+  std::optional<std::size_t> end_at;
+  for (std::size_t at = tail.size() - kEndRecord + 1; at-- > 0;) {
+    if (get32(&tail[at]) == kEndOfCentralDirectory &&
+        at + kEndRecord + get16(&tail[at + 20]) == tail.size()) {
+      end_at = at;
+      break;
+    }
+  }
+  if (!end_at) return std::nullopt;
+  const unsigned char* end = &tail[*end_at];
+  const std::uint16_t disk = get16(end + 4);
+  const std::uint16_t directory_disk = get16(end + 6);
+  const std::uint16_t entries_here = get16(end + 8);
+  const std::uint16_t entries = get16(end + 10);
+  const std::uint32_t directory_size = get32(end + 12);
+  const std::uint32_t directory_offset = get32(end + 16);
+  // Split archives and zip64 (0xffff.. placeholders) are libarchive's to read.
+  if (disk != 0 || directory_disk != 0 || entries_here != entries || entries == 0xffff ||
+      directory_size == kMax32 || directory_offset == kMax32) {
+    return std::nullopt;
+  }
+  const std::uint64_t end_offset = tail_start + *end_at;
+  if (std::uint64_t{directory_offset} + directory_size > end_offset ||
+      directory_size > kMaxDirectoryBytes) {
+    return std::nullopt;
+  }
+  std::vector<unsigned char> directory;
+  const unsigned char* listing = nullptr;
+  if (directory_offset >= tail_start) {
+    listing = &tail[static_cast<std::size_t>(directory_offset - tail_start)];
+  } else {
+    directory.resize(directory_size);
+    if (!read_exactly(fd, directory.data(), directory.size(), directory_offset)) return std::nullopt;
+    listing = directory.data();
+  }
+
+  std::vector<StoredMember> members;
+  std::size_t at = 0;
+  for (std::uint16_t index = 0; index < entries; ++index) {
+    if (at + kCentralEntry > directory_size || get32(listing + at) != kCentralHeader) return std::nullopt;
+    const unsigned char* entry = listing + at;
+    const std::uint16_t flags = get16(entry + 8);
+    const std::uint16_t method = get16(entry + 10);
+    const std::uint32_t compressed = get32(entry + 20);
+    const std::uint32_t size = get32(entry + 24);
+    const std::uint16_t name_length = get16(entry + 28);
+    const std::uint16_t extra_length = get16(entry + 30);
+    const std::uint16_t comment_length = get16(entry + 32);
+    const std::uint32_t local_offset = get32(entry + 42);
+    const std::size_t entry_size = kCentralEntry + name_length + extra_length + comment_length;
+    if (at + entry_size > directory_size) return std::nullopt;
+    // Encrypted (bit 0) or compressed members, or zip64 sizes: not ours.
+    if ((flags & 1) != 0 || method != 0 || compressed != size || size == kMax32 ||
+        local_offset == kMax32) {
+      return std::nullopt;
+    }
+    StoredMember member;
+    member.name.assign(reinterpret_cast<const char*>(entry + kCentralEntry), name_length);
+    member.data_offset = local_offset;  // the local header's, until read below
+    member.size = size;
+    members.push_back(std::move(member));
+    at += entry_size;
+  }
+  // Each member's data follows its local header, whose name and extra
+  // field lengths may differ from the directory's.
+  for (auto& member : members) {
+    unsigned char local[kLocalEntry];
+    const std::uint64_t header = member.data_offset;
+    if (header + kLocalEntry > directory_offset) return std::nullopt;
+    if (header >= tail_start && header + kLocalEntry <= tail_start + tail.size()) {
+      std::memcpy(local, &tail[static_cast<std::size_t>(header - tail_start)], kLocalEntry);
+    } else if (!read_exactly(fd, local, kLocalEntry, header)) {
+      return std::nullopt;
+    }
+    if (get32(local) != kLocalHeader) return std::nullopt;
+    member.data_offset = header + kLocalEntry + get16(local + 26) + get16(local + 28);
+    if (member.data_offset + member.size > directory_offset) return std::nullopt;
+  }
+  return members;
 }
 
 }  // namespace gpuenv::package

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,5 +49,24 @@ class StoredZipWriter {
   std::uint64_t position_ = 0;
   std::vector<Member> members_;
 };
+
+// A member of a zip whose bytes are stored as they are (CEP 35's .conda).
+struct StoredMember {
+  std::string name;
+  std::uint64_t data_offset = 0;  // where its bytes start in the zip file
+  std::uint64_t size = 0;
+};
+
+// The members of the zip open on `fd` (`file_size` bytes) when every member
+// is stored uncompressed and unencrypted, as conda-package-handling, rattler
+// and StoredZipWriter write a .conda: one read of the file's tail (the end
+// of central directory record and, usually, the directory itself) and one
+// of each member's local header. nullopt when the zip is anything else
+// (compressed members, zip64, split archives, a malformed directory): the
+// caller reads it with libarchive, which knows every variant and reports
+// what is wrong. Every offset is checked to lie inside the file. The
+// members' CRC-32s are not checked: callers hash what they extract (the
+// archive against its repodata record, every file against paths.json).
+std::optional<std::vector<StoredMember>> stored_zip_members(int fd, std::uint64_t file_size);
 
 }  // namespace gpuenv::package

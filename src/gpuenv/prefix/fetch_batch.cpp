@@ -99,8 +99,7 @@ void FetchBatch::extract(std::size_t index, const package::FileDigests& digests)
       std::lock_guard lock(mutex_);
       if (cancelled_) throw PrefixError("fetching " + slot.record.dist_str() + " was cancelled");
     }
-    cache_.extract_tarball(slot.record, digests);
-    finish(index, cache_.load(slot.record, cache_.extracted_path(slot.record)), {});
+    finish(index, cache_.extract_tarball(slot.record, digests), {});
   } catch (const std::exception& error) {
     finish(index, std::nullopt, error.what());
   }
@@ -112,6 +111,11 @@ const CachedPackage& FetchBatch::wait(std::size_t index) {
   const auto& slot = slots_[index];
   if (!slot.package) throw PrefixError(slot.error);
   return *slot.package;
+}
+
+void FetchBatch::drop_kept(std::size_t index) {
+  std::lock_guard lock(mutex_);
+  if (slots_[index].package) slots_[index].package->kept.reset();
 }
 
 void FetchBatch::wait_all() {

@@ -37,6 +37,10 @@ class FetchBatch {
   // Waits for all; the first failure (in record order) is thrown.
   void wait_all();
 
+  // Frees what record `index`'s package kept in memory for linking
+  // (CachedPackage::kept), once it is linked.
+  void drop_kept(std::size_t index);
+
  private:
   struct Slot {
     specs::PackageRecord record;

@@ -141,8 +141,27 @@ PlacedFile FilePlacement::copy(const std::string& source, const std::string& tar
   return {entry.sha256, static_cast<std::uint64_t>(info.st_size), true};
 }
 
+void FilePlacement::fail_placeholder_too_short(const std::string& target,
+                                               const package::PathEntry& entry) const {
+  throw PrefixError("cannot install " + target + ": it is a binary file whose prefix "
+                    "placeholder (" + std::to_string(entry.prefix_placeholder.size()) +
+                    " characters) is shorter than the prefix path " + prefix_ + " (" +
+                    std::to_string(prefix_.size()) + " characters); use a shorter prefix "
+                    "path, or rebuild the package with a longer placeholder");
+}
+
 PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::string& target,
-                                         const package::PathEntry& entry) {
+                                         const package::PathEntry& entry, const package::KeptFile* kept) {
+  const bool binary = entry.file_mode == package::FileMode::binary;
+  if (kept != nullptr) {
+    // Small enough to have been kept whole: the whole-file rewrite, one write.
+    if (binary) {
+      const auto replaced = replace_prefix_in_binary(kept->content, entry.prefix_placeholder, prefix_);
+      if (!replaced) fail_placeholder_too_short(target, entry);
+      return write(target, *replaced, kept->mode);
+    }
+    return write(target, replace_prefix_in_text(kept->content, entry.prefix_placeholder, prefix_), kept->mode);
+  }
   const int in = ::openat(source_fd_, source.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) {
     throw PrefixError("cannot read " + source_dir_ + "/" + source + ": " + std::strerror(errno));
@@ -175,7 +194,6 @@ PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::s
     pending.append(bytes);
     if (pending.size() >= kWriteBuffer) flush();
   };
-  const bool binary = entry.file_mode == package::FileMode::binary;
   bool replaced = false;
   try {
     // A window no bigger than the file: most files with a placeholder are
@@ -194,11 +212,7 @@ PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::s
     ::close(in);
     ::close(out);
     remove_target(target);
-    throw PrefixError("cannot install " + target + ": it is a binary file whose prefix "
-                      "placeholder (" + std::to_string(entry.prefix_placeholder.size()) +
-                      " characters) is shorter than the prefix path " + prefix_ + " (" +
-                      std::to_string(prefix_.size()) + " characters); use a shorter prefix "
-                      "path, or rebuild the package with a longer placeholder");
+    fail_placeholder_too_short(target, entry);
   }
   ::close(in);
   if (!mode_given) ::fchmod(out, info.st_mode & 07777);

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpuenv/package/extract.hpp"
 #include "gpuenv/package/paths_json.hpp"
 #include "gpuenv/prefix/beneath.hpp"
 #include "gpuenv/util/file_creation.hpp"
@@ -24,12 +25,13 @@ struct PlacedFile {
 class FilePlacement {
  public:
   // `targets` reaches the prefix's directories and `source_fd` is the
-  // cache entry's; the caller keeps both. `prefix` is the prefix's
-  // absolute path, written into files.
+  // cache entry's; the caller keeps both, and `modes` (the prefix's, read
+  // once per transaction). `prefix` is the prefix's absolute path, written
+  // into files.
   FilePlacement(PrefixDirectories& targets, int source_fd, std::string prefix,
-                std::string source_dir)
+                std::string source_dir, const util::CreationModes& modes)
       : targets_(targets), source_fd_(source_fd), prefix_(std::move(prefix)),
-        source_dir_(std::move(source_dir)), creation_modes_(targets.prefix_fd()) {}
+        source_dir_(std::move(source_dir)), creation_modes_(modes) {}
 
   // A hard link to the cached file, or a copy when `allow_hardlink` is
   // false or the cache is on another filesystem (then `cross_device` is
@@ -39,9 +41,10 @@ class FilePlacement {
 
   // A copy with every placeholder replaced by the prefix (text or binary
   // rules). Throws PrefixError when a binary file's placeholder is shorter
-  // than the prefix.
+  // than the prefix. `kept`: the cached file's content and mode as
+  // extraction kept them, so the cached copy is not opened and read again.
   PlacedFile replace_prefix(const std::string& source, const std::string& target,
-                            const package::PathEntry& entry);
+                            const package::PathEntry& entry, const package::KeptFile* kept = nullptr);
 
   // The same symbolic link as the cached one.
   void symlink(const std::string& source, const std::string& target);
@@ -66,12 +69,14 @@ class FilePlacement {
   // Removes a half-written `target` after a failure.
   void remove_target(const std::string& target);
   [[noreturn]] void fail(const std::string& what, const std::string& path, int error) const;
+  [[noreturn]] void fail_placeholder_too_short(const std::string& target,
+                                               const package::PathEntry& entry) const;
 
   PrefixDirectories& targets_;
   int source_fd_;
   std::string prefix_;
   std::string source_dir_;
-  util::CreationModes creation_modes_;
+  const util::CreationModes& creation_modes_;
 };
 
 }  // namespace gpuenv::prefix

@@ -171,7 +171,9 @@ std::string digest_mismatch(const specs::PackageRecord& record, const package::F
   return {};
 }
 
-PackageCache::PackageCache(PackageCacheOptions options) : options_(std::move(options)) {
+PackageCache::PackageCache(PackageCacheOptions options)
+    : options_(std::move(options)),
+      kept_budget_(std::make_shared<package::KeptBytesBudget>(options_.kept_file_bytes)) {
   if (options_.pkgs_dirs.empty()) {
     throw PrefixError("no package cache directory is configured; set CONDA_PKGS_DIRS or "
                       "GPUENV_ROOT_PREFIX");
@@ -267,15 +269,16 @@ void PackageCache::accept_download(const specs::PackageRecord& record,
   append_line(writable_dir() / "urls.txt", specs::mask_credentials(request.url));
 }
 
-void PackageCache::extract_tarball(const specs::PackageRecord& record,
+CachedPackage PackageCache::extract_tarball(const specs::PackageRecord& record,
                                    const package::FileDigests& digests) const {
   const auto final_dir = extracted_path(record);
   auto partial = final_dir;
   partial += ".gpuenv-partial";
   remove_tree(partial);  // left by a process killed while extracting
+  const bool checked = options_.safety_checks != SafetyChecks::disabled;
+  package::ExtractSummary summary;
   try {
-    const auto summary =
-        package::extract_package(tarball_path(record), partial, options_.extract_limits);
+    summary = package::extract_package(tarball_path(record), partial, options_.extract_limits, kept_budget_);
     write_verification(partial, with_digests(record, digests).sha256, summary.mismatches);
     package::write_whole_file_atomically(
         partial / "info" / "repodata_record.json",
@@ -303,6 +306,22 @@ void PackageCache::extract_tarball(const specs::PackageRecord& record,
     throw PrefixError("cannot store " + final_dir.string() + " in the package cache: " +
                       std::strerror(error));
   }
+  CachedPackage cached;
+  cached.record = with_digests(record, digests);
+  cached.extracted_dir = final_dir;
+  cached.tarball = tarball_path(record);
+  if (!summary.metadata_files) return load(record, final_dir);  // too large to have kept
+  try {
+    cached.metadata = package::metadata_from_info_files(*summary.metadata_files, final_dir.string());
+  } catch (const package::PackageError& error) {
+    throw PrefixError(error.what());
+  }
+  if (checked) {  // as load() reads them from the marker written above
+    cached.mismatches = std::move(summary.mismatches);
+    refuse_mismatches_if_enabled(cached);
+  }
+  cached.kept = std::move(summary.kept);
+  return cached;
 }
 
 CachedPackage PackageCache::load(const specs::PackageRecord& record,
@@ -344,6 +363,10 @@ void PackageCache::check_safety(CachedPackage& cached) const {
     }
   }
   cached.mismatches = std::move(*mismatches);
+  refuse_mismatches_if_enabled(cached);
+}
+
+void PackageCache::refuse_mismatches_if_enabled(const CachedPackage& cached) const {
   if (cached.mismatches.empty() || options_.safety_checks != SafetyChecks::enabled) return;
   std::string message;
   for (const auto& warning : safety_warnings(cached)) message += warning + "\n";
@@ -373,8 +396,7 @@ CachedPackage PackageCache::fetch(const specs::PackageRecord& record) const {
     accept_download(record, request, result);
     digests = result.digests;
   }
-  extract_tarball(record, *digests);
-  return load(record, extracted_path(record));
+  return extract_tarball(record, *digests);
 }
 
 }  // namespace gpuenv::prefix

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,10 @@ struct PackageCacheOptions {
   // only when the entry is extracted (catches a cache edited afterwards).
   bool extra_safety_checks = false;
   package::ExtractLimits extract_limits;
+  // Files with a prefix placeholder that a fetch may keep in memory from
+  // extraction until linking (all packages together): linking rewrites
+  // them without reading the cache entry's copies back.
+  std::uint64_t kept_file_bytes = 64u << 20;
 };
 
 // A package ready to be linked.
@@ -64,6 +69,9 @@ struct CachedPackage {
   package::PackageMetadata metadata;    // read from extracted_dir/info
   // Files that are not what paths.json declares (safety_checks warn).
   std::vector<package::FileMismatch> mismatches;
+  // Just extracted: files with a prefix placeholder as written into
+  // extracted_dir (package::KeptFiles); null otherwise. Drop it once linked.
+  std::shared_ptr<const package::KeptFiles> kept;
 };
 
 // The warnings to show for `package`'s mismatches (conda's SafetyError
@@ -104,7 +112,9 @@ class PackageCache {
   // Extracts <pkgs>/<fn> into <pkgs>/<dist> (through a temporary directory
   // renamed into place) and writes info/repodata_record.json last: the
   // record with the file's digests filled in where the record lacked them.
-  void extract_tarball(const specs::PackageRecord& record, const package::FileDigests& digests) const;
+  // Returns the entry as load() would, from what extraction saw (nothing
+  // is read back), with the safety checks applied.
+  CachedPackage extract_tarball(const specs::PackageRecord& record, const package::FileDigests& digests) const;
   // Reads a complete entry's metadata and applies the safety checks.
   // Throws PrefixError when they are enabled and a file is not what
   // paths.json declares.
@@ -123,8 +133,10 @@ class PackageCache {
 
  private:
   void check_safety(CachedPackage& cached) const;
+  void refuse_mismatches_if_enabled(const CachedPackage& cached) const;
 
   PackageCacheOptions options_;
+  std::shared_ptr<package::KeptBytesBudget> kept_budget_;
 };
 
 // The record's file name: `fn`, else the last segment of its URL. Throws

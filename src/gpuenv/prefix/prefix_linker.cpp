@@ -95,6 +95,7 @@ PrefixLinker::PrefixLinker(std::filesystem::path prefix, TransactionJournal& jou
     throw PrefixError("cannot open the prefix " + prefix_text_ + ": " + std::strerror(errno));
   }
   directories_.emplace(prefix_fd_, options_.walk);
+  creation_modes_.emplace(prefix_fd_);
   for (const auto& record : kept) {
     const std::string* dist = &owner_dists_.emplace_back(record.package.dist_str());
     for (auto& path : record.owned_paths()) kept_owners_.emplace(std::move(path), dist);
@@ -325,8 +326,8 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
                          : LinkType::hardlink;
   record.requested_spec = requested_spec;
   if (!requested_spec.empty()) record.requested_specs = {requested_spec};
-  const DirectoryHandle source(package.extracted_dir);
-  FilePlacement placement(*directories_, source.fd(), prefix_text_, package.extracted_dir.string());
+  // Writes only: no cache entry to read from.
+  FilePlacement placement(*directories_, -1, prefix_text_, package.extracted_dir.string(), *creation_modes_);
   placement.write(plan.record_path, prefix_record_json(record), 0644);
 
   const std::string* dist = &owner_dists_.emplace_back(plan.dist);
@@ -532,7 +533,7 @@ void PrefixLinker::place_files(const LinkPlan& plan, const CachedPackage& packag
   std::atomic<bool> failed = false;
   const auto place_runs = [&](PrefixDirectories& directories, LinkTally& own_tally) {
     try {
-      FilePlacement placement(directories, source.fd(), prefix_text_, source_dir);
+      FilePlacement placement(directories, source.fd(), prefix_text_, source_dir, *creation_modes_);
       while (!failed) {
         const std::size_t begin = next_run.fetch_add(kRun);
         if (begin >= plan.planned.size()) break;
@@ -559,7 +560,8 @@ void PrefixLinker::place_files(const LinkPlan& plan, const CachedPackage& packag
   // the kernel's per-directory locks and the disk are the limit, not the CPU.
   constexpr std::size_t kParallelFrom = 4 * kRun;
   constexpr std::size_t kMostThreads = 4;
-  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, kMostThreads);
+  // Read once: glibc reads /sys/devices/system/cpu/online on every call.
+  static const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, kMostThreads);
   const std::size_t helpers = plan.planned.size() < kParallelFrom ? 0 : threads - 1;
   if (helpers > 0 && !placement_pool_) placement_pool_ = std::make_unique<util::ThreadPool>(helpers);
   std::vector<LinkTally> helper_tallies(helpers);
@@ -619,7 +621,8 @@ PrefixPathEntry PrefixLinker::place_file(
     path.path_type = PrefixPathType::softlink;
     path.sha256_in_prefix = entry.sha256;
   } else if (entry.has_prefix()) {
-    const auto placed = placement.replace_prefix(entry.path, item.target, entry);
+    const auto placed = placement.replace_prefix(entry.path, item.target, entry,
+                                                 package.kept ? package.kept->find(entry.path) : nullptr);
     path.prefix_placeholder = entry.prefix_placeholder;
     path.file_mode = entry.file_mode;
     path.sha256_in_prefix = placed.sha256_in_prefix;

@@ -28,6 +28,7 @@
 #include "gpuenv/prefix/prefix_record.hpp"
 #include "gpuenv/prefix/python_layout.hpp"
 #include "gpuenv/prefix/transaction_journal.hpp"
+#include "gpuenv/util/file_creation.hpp"
 #include "gpuenv/util/thread_pool.hpp"
 
 namespace gpuenv::prefix {
@@ -124,6 +125,7 @@ class PrefixLinker {
   std::string prefix_text_;
   int prefix_fd_ = -1;
   std::optional<PrefixDirectories> directories_;  // beneath prefix_fd_
+  std::optional<util::CreationModes> creation_modes_;  // of prefix_fd_: one umask read per transaction
   TransactionJournal& journal_;
   LinkOptions options_;
   std::atomic<bool> hardlinks_work_ = true;  // cleared by the first file that had to be copied

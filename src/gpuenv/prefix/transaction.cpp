@@ -255,6 +255,7 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
         result.linked.push_back(linker.link_package(
             package, is_noarch_python(package) ? python_layout() : no_python,
             requested == options.requested_specs.end() ? std::string() : requested->second));
+        fetches.drop_kept(i);
         if (options.on_package) options.on_package(PackageStage::linked, package.record);
       }
       // After every package is in place, in link order, as conda runs them.

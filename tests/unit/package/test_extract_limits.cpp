@@ -16,12 +16,14 @@
 #include "gpuenv/package/package_writer.hpp"
 #include "gpuenv/package/paths_json.hpp"
 #include "support/bounded_child.hpp"
+#include "support/package_builder.hpp"
 #include "support/temp_directory.hpp"
 
 namespace gpuenv::package {
 namespace {
 
 using testing::TempDirectory;
+using testing::text_member;
 
 constexpr std::uint64_t kBombSize = 64ull << 20;  // 16 times the limits, quick to bzip2
 constexpr rlim_t kChildFileLimit = 32u << 20;
@@ -32,13 +34,6 @@ std::filesystem::path sparse_zeros(const std::filesystem::path& path, std::uint6
   EXPECT_EQ(::ftruncate(fd, static_cast<off_t>(size)), 0);
   ::close(fd);
   return path;
-}
-
-PackageMember text_member(std::string path, std::string content) {
-  PackageMember member;
-  member.path = std::move(path);
-  member.content = std::move(content);
-  return member;
 }
 
 enum class Declared { in_paths_json, late_paths_json, legacy_files };

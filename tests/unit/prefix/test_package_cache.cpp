@@ -224,6 +224,75 @@ TEST(PackageCache, ARefusedFileNameIsReportedWithoutTheUrlsToken) {
   }
 }
 
+// Issue 32: a fresh extraction hands the linker its metadata and its small
+// placeholder files from memory; what it hands over is what load() reads
+// back from the entry, and the memory it keeps is bounded and given back.
+TEST(PackageCache, AFreshEntryIsWhatLoadingItAgainGives) {
+  TempDirectory scratch;
+  const std::string ph = testing::long_placeholder();
+  const auto file = PackageBuilder("kept", "1.0")
+                        .file("share/plain.txt", "plain\n")
+                        .text_with_prefix("bin/tool", "#!" + ph + "/bin/python\nprint(1)\n", ph, 0755)
+                        .binary_with_prefix("lib/libk.so", std::string("\x7f" "ELF\0", 5) + ph + std::string("/lib\0tail", 9), ph)
+                        .text_with_prefix("share/big.txt", std::string(package::kMaxKeptFileBytes, 'x') + ph, ph)
+                        .write(scratch / "served", package::ArchiveFormat::conda);
+  const PackageCache cache(cache_options(scratch / "pkgs"));
+  const auto record = testing::file_record(file);
+  const auto fresh = cache.fetch(record);
+  const auto loaded = cache.load(record, fresh.extracted_dir);
+  EXPECT_EQ(fresh.record.sha256, loaded.record.sha256);
+  EXPECT_EQ(fresh.record.fn, loaded.record.fn);
+  EXPECT_EQ(fresh.tarball, loaded.tarball);
+  EXPECT_EQ(fresh.metadata.index.name, loaded.metadata.index.name);
+  EXPECT_EQ(fresh.metadata.paths.paths, loaded.metadata.paths.paths);
+  EXPECT_EQ(fresh.metadata.link.noarch, loaded.metadata.link.noarch);
+  EXPECT_TRUE(fresh.mismatches.empty());
+  EXPECT_EQ(loaded.kept, nullptr);  // only extraction keeps files
+  ASSERT_NE(fresh.kept, nullptr);
+  // The small files with a placeholder, byte for byte and mode as cached;
+  // not the plain file, nor the one past kMaxKeptFileBytes.
+  EXPECT_EQ(fresh.kept->files.size(), 2u);
+  for (const auto* path : {"bin/tool", "lib/libk.so"}) {
+    const auto* kept = fresh.kept->find(path);
+    ASSERT_NE(kept, nullptr) << path;
+    EXPECT_EQ(kept->content, read_text(fresh.extracted_dir / path)) << path;
+    EXPECT_EQ(kept->mode, static_cast<mode_t>(std::filesystem::status(fresh.extracted_dir / path).permissions()))
+        << path;
+  }
+  EXPECT_EQ(fresh.kept->find("share/big.txt"), nullptr);
+  EXPECT_EQ(fresh.kept->find("share/plain.txt"), nullptr);
+}
+
+TEST(PackageCache, KeptFilesStayWithinTheBudgetAndGiveItBack) {
+  TempDirectory scratch;
+  const std::string ph = testing::long_placeholder();
+  const std::string script = "#!" + ph + "/bin/sh\n" + std::string(1000, '#') + "\n";
+  const auto package_with = [&](const std::string& name) {
+    return testing::file_record(PackageBuilder(name, "1.0")
+                                    .text_with_prefix("bin/a", script, ph, 0755)
+                                    .text_with_prefix("bin/b", script, ph, 0755)
+                                    .write(scratch / "served", package::ArchiveFormat::conda));
+  };
+  auto options = cache_options(scratch / "pkgs");
+  options.kept_file_bytes = script.size() * 3;  // room for three of the four files
+  const PackageCache cache(options);
+  auto first = cache.fetch(package_with("one"));
+  ASSERT_NE(first.kept, nullptr);
+  EXPECT_EQ(first.kept->files.size(), 2u);
+  const auto second = cache.fetch(package_with("two"));
+  ASSERT_NE(second.kept, nullptr);
+  EXPECT_EQ(second.kept->files.size(), 1u);  // the budget ran out after one
+  // Dropping a package's kept files (once linked) makes room again.
+  first.kept.reset();
+  const auto third = cache.fetch(package_with("three"));
+  ASSERT_NE(third.kept, nullptr);
+  EXPECT_EQ(third.kept->files.size(), 2u);
+  // No budget at all: nothing kept, and the package links from the entry.
+  options.kept_file_bytes = 0;
+  const PackageCache without(options);
+  EXPECT_EQ(without.fetch(package_with("four")).kept, nullptr);
+}
+
 TEST(PackageCache, RefusesFileNamesThatAreNotBareBeforeBuildingAnyPath) {
   // Issue 9, defence in depth: repodata's loader refuses such names, but a
   // record can also come from an explicit file or a URL. Each of these made

@@ -102,6 +102,48 @@ TEST_F(TransactionTest, CreatesAPrefixWithCondaMetaRecordsAndHistory) {
   EXPECT_EQ(installed.records[0].package.sha256, app.sha256);
 }
 
+// Issue 32: a cold install rewrites small placeholder files from what
+// extraction kept in memory, a warm one from the cache entry's copies: the
+// two prefixes are the same, file for file, mode for mode, record for record.
+TEST_F(TransactionTest, PlaceholderFilesFromMemoryAndFromTheCacheAreTheSame) {
+  const std::string ph = testing::long_placeholder();
+  const auto record = channel().add(
+      PackageBuilder("rewritten", "1.0")
+          .text_with_prefix("bin/tool", "#!" + ph + "/bin/python\nimport os  # " + ph + "\n", ph, 0755)
+          .text_with_prefix("etc/conf", "root=" + ph + "\n", ph, 0640)
+          .binary_with_prefix("lib/libr.so", std::string("\x7f" "ELF\0", 5) + ph + "/lib:" + ph + std::string("\0end", 4), ph)
+          .file("share/plain", "plain\n"));
+  install({record});  // cold: extracted, then linked from memory
+  // A prefix path as long as prefix()'s, so binary padding matches too.
+  const auto warm_prefix = scratch() / "wrm";
+  ASSERT_EQ(warm_prefix.string().size(), prefix().string().size());
+  install_into(warm_prefix, {record}, {}, options());  // warm: the entry exists
+  for (const auto* path : {"bin/tool", "etc/conf", "lib/libr.so", "share/plain"}) {
+    const auto cold_text = read_text(prefix() / path);
+    EXPECT_EQ(cold_text.find(ph), std::string::npos) << path;
+    std::string warm_text = read_text(warm_prefix / path);
+    for (auto at = warm_text.find(warm_prefix.string()); at != std::string::npos;
+         at = warm_text.find(warm_prefix.string(), at)) {
+      warm_text.replace(at, warm_prefix.string().size(), prefix().string());
+    }
+    EXPECT_EQ(cold_text, warm_text) << path;
+    EXPECT_EQ(std::filesystem::status(prefix() / path).permissions(),
+              std::filesystem::status(warm_prefix / path).permissions())
+        << path;
+  }
+  EXPECT_NE(read_text(prefix() / "bin/tool").find("#!" + prefix().string() + "/bin/python"), std::string::npos);
+  const auto cold_record = nlohmann::json::parse(read_text(prefix() / "conda-meta/rewritten-1.0-0.json"));
+  const auto warm_record = nlohmann::json::parse(read_text(warm_prefix / "conda-meta/rewritten-1.0-0.json"));
+  ASSERT_EQ(cold_record["paths_data"]["paths"].size(), warm_record["paths_data"]["paths"].size());
+  for (std::size_t i = 0; i < cold_record["paths_data"]["paths"].size(); ++i) {
+    const auto& cold = cold_record["paths_data"]["paths"][i];
+    const auto& warm = warm_record["paths_data"]["paths"][i];
+    EXPECT_EQ(cold["_path"], warm["_path"]);
+    EXPECT_EQ(cold["size_in_bytes"], warm["size_in_bytes"]) << cold["_path"];
+    EXPECT_EQ(cold.contains("sha256_in_prefix"), warm.contains("sha256_in_prefix")) << cold["_path"];
+  }
+}
+
 TEST_F(TransactionTest, UpdatesAPackageAndCleansUpAfterTheOldVersion) {
   const auto v1 = channel().add(PackageBuilder("tool", "1.0")
                                     .file("bin/tool", "v1", 0755)

@@ -13,6 +13,9 @@
 # opening, reading, writing, closing, linking, stat'ing files and
 # directories; the download's writes included, its network calls not).
 #
+# BASELINE=path/to/an/older/gpuenv adds it to the same loop (before/after
+# figures from one run: the machine's noise moves both alike).
+#
 # micromamba is not installable here (neither PyPI nor Debian 12 carry it);
 # the issue's micromamba column was measured elsewhere.
 source "$(dirname "${BASH_SOURCE[0]}")/bench_setup.sh" gpuenv-side-by-side "$@"
@@ -56,14 +59,15 @@ async def main():
 asyncio.run(main())
 PY
 
-timed_gpuenv() {  # prefix cache -> seconds
+timed_gpuenv() {  # prefix cache [binary] -> seconds
   local start end
   start=$(date +%s.%N)
   CONDA_OVERRIDE_CUDA= CONDA_PKGS_DIRS=$2/pkgs GPUENV_CACHE_DIR=$2/index \
-    "$gpuenv" create -y -p "$1" --override-channels -c "$url" perf-000 >/dev/null
+    "${3:-$gpuenv}" create -y -p "$1" --override-channels -c "$url" perf-000 >/dev/null
   end=$(date +%s.%N)
   python3 -c "print(f'{$end - $start:.3f}')"
 }
+timed_baseline() { timed_gpuenv "$1" "$2" "$BASELINE"; }
 timed_rattler() {  # prefix cache -> seconds
   # py-rattler 0.28 now and then segfaults in a tokio worker as the
   # interpreter exits (after its install finished): such a run is repeated.
@@ -88,7 +92,7 @@ record() {  # key seconds
   fi
 }
 for run in $(seq "$runs"); do
-  for tool in gpuenv rattler; do
+  for tool in gpuenv rattler ${BASELINE:+baseline}; do
     cache=$work/cache-$tool-$run
     drop_page_cache
     seconds=$("timed_$tool" "$work/env-$tool-cold-$run" "$cache")
@@ -139,4 +143,8 @@ echo "| | gpuenv | rattler (py-rattler $("$python" -c 'import importlib.metadata
 echo "|---|---|---|---|"
 echo "| cold install (best of $runs) | ${best[gpuenv-cold]} s | ${best[rattler-cold]} s | $(ratio "${best[rattler-cold]}" "${best[gpuenv-cold]}")x |"
 echo "| warm install (best of $runs) | ${best[gpuenv-warm]} s | ${best[rattler-warm]} s | $(ratio "${best[rattler-warm]}" "${best[gpuenv-warm]}")x |"
+if [ -n "${BASELINE:-}" ]; then
+  echo "| baseline $BASELINE: cold | ${best[baseline-cold]} s | | $(ratio "${best[rattler-cold]}" "${best[baseline-cold]}")x |"
+  echo "| baseline $BASELINE: warm | ${best[baseline-warm]} s | | $(ratio "${best[rattler-warm]}" "${best[baseline-warm]}")x |"
+fi
 echo "($files files in each environment)"

@@ -168,6 +168,29 @@ PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::s
   }
   struct stat info {};
   ::fstat(in, &info);
+  if (static_cast<std::uint64_t>(info.st_size) <= package::kMaxKeptFileBytes) {
+    // Small (scripts, .pc and CMake files: nearly all of them): read whole
+    // and rewritten as a kept file is, without the streaming machinery.
+    package::KeptFile whole;
+    whole.mode = info.st_mode & 07777;
+    whole.content.resize(static_cast<std::size_t>(info.st_size));
+    std::size_t filled = 0;
+    int read_error = 0;
+    while (filled < whole.content.size()) {
+      const ssize_t count = ::pread(in, whole.content.data() + filled, whole.content.size() - filled,
+                                    static_cast<off_t>(filled));
+      if (count < 0 && errno == EINTR) continue;
+      if (count < 0) read_error = errno;
+      if (count <= 0) break;  // an entry that shrank: what is there is rewritten, as streaming does
+      filled += static_cast<std::size_t>(count);
+    }
+    ::close(in);
+    if (read_error != 0) {
+      throw PrefixError("cannot read " + source_dir_ + "/" + source + ": " + std::strerror(read_error));
+    }
+    whole.content.resize(filled);
+    return replace_prefix(source, target, entry, &whole);
+  }
   const ReadAt read = [&](std::uint64_t offset, char* buffer, std::size_t size) -> std::size_t {
     // The end is known from fstat: no read to find it (cache entries do not change).
     if (offset >= static_cast<std::uint64_t>(info.st_size)) return 0;

@@ -144,6 +144,21 @@ TEST_F(TransactionTest, PlaceholderFilesFromMemoryAndFromTheCacheAreTheSame) {
   }
 }
 
+// Past package::kMaxKeptFileBytes a placeholder file is neither kept nor
+// read whole: it is streamed from the cache entry, cold and warm alike.
+TEST_F(TransactionTest, APlaceholderFileLargerThanWhatIsKeptIsStreamed) {
+  const std::string ph = testing::long_placeholder();
+  const std::string middle(package::kMaxKeptFileBytes + 4096, 'a');
+  const auto record =
+      channel().add(PackageBuilder("large", "1.0").text_with_prefix("share/large.txt", ph + middle + ph + "\n", ph));
+  install({record});
+  const auto warm_prefix = scratch() / "wrm";
+  install_into(warm_prefix, {record}, {}, options());
+  for (const auto& root : {prefix(), warm_prefix}) {
+    EXPECT_EQ(read_text(root / "share/large.txt"), root.string() + middle + root.string() + "\n") << root;
+  }
+}
+
 TEST_F(TransactionTest, UpdatesAPackageAndCleansUpAfterTheOldVersion) {
   const auto v1 = channel().add(PackageBuilder("tool", "1.0")
                                     .file("bin/tool", "v1", 0755)

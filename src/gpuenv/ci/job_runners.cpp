@@ -70,13 +70,15 @@ fs::path image_cache(const CiRunRequest& request, const ImageDefinition& image) 
   return request.gpuenv_cache_dir / "ci-cache" / image.name;
 }
 
-std::vector<std::string> chroot_environment(const ImageDefinition& image) {
+}  // namespace
+
+std::vector<std::string> chroot_environment(const ImageDefinition& image, bool with_image_cuda) {
   std::string path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
   std::vector<std::string> environment{"HOME=/tmp", "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
                                        fmt::format("GPUENV_CACHE_DIR={}/gpuenv", kCacheMount),
                                        fmt::format("CONDA_PKGS_DIRS={}/pkgs", kCacheMount),
                                        "CC=/usr/bin/" + image.c_compiler, "CXX=/usr/bin/" + image.cxx_compiler};
-  if (image.cuda) {
+  if (image.cuda && with_image_cuda) {
     path = image.cuda->home + "/bin:" + path;
     environment.push_back("CUDA_HOME=" + image.cuda->home);
     environment.push_back("CUDA_PATH=" + image.cuda->home);
@@ -85,6 +87,8 @@ std::vector<std::string> chroot_environment(const ImageDefinition& image) {
   environment.push_back("PATH=" + path);
   return environment;
 }
+
+namespace {
 
 // The running gpuenv, bundled for an image that lacks its libraries.
 BundleRequest bundle_request_for(const CiRunRequest& request) {
@@ -279,7 +283,29 @@ std::expected<void, CiError> run_chroot_job(const CiRunRequest& request, const J
     const auto nvcc = run_in_image(request, invocation, "nvcc --version in image " + context.image->name);
     if (!nvcc) return std::unexpected(nvcc.error());
     if (auto same = check_nvcc_release(*nvcc, wanted, context.image->name); !same) {
-      return std::unexpected(same.error());
+      // compiler('cuda') installs the channel's nvcc of that version when a
+      // channel has it: the image's own nvcc is then not what builds.
+      auto compiler = variant_value(context.job->variant_arguments, "cuda_compiler");
+      if (compiler.empty()) compiler = "cuda-nvcc";
+      const auto package = compiler + "_" + request.target_platform;
+      std::vector<fs::path> channels{request.output_dir};
+      for (const auto& channel : context.inputs->channels) {
+        if (channel.local) channels.push_back(channel.local->host);
+      }
+      const auto provider = channel_with_cuda_compiler(channels, package, wanted);
+      if (!provider) return std::unexpected(same.error());
+      if (request.on_step) {
+        request.on_step(fmt::format("image {}: nvcc is not CUDA {}, but {} has {} ={}: the build environment takes "
+                                    "that compiler, and the image's toolkit is left off PATH, CUDA_HOME and "
+                                    "CUDA_PATH",
+                                    context.image->name, wanted, provider->string(), package, wanted));
+      }
+      // Nothing may find the image's other CUDA: a build that follows
+      // CUDA_PATH would mix its headers with the channel's nvcc.
+      invocation.environment = chroot_environment(*context.image, false);
+      if (!host_ca_bundle(request).empty()) {
+        for (auto& variable : ca_bundle_environment()) invocation.environment.push_back(std::move(variable));
+      }
     }
   }
   invocation.argv = with_stdout_to(fmt::format("{}/{}", kOutputMount, context.stdout_name),

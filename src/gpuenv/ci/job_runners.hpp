@@ -45,6 +45,12 @@ std::filesystem::path host_ca_bundle(const CiRunRequest& request);
 // the bundle mounted at kCaBundleMount.
 std::vector<std::string> ca_bundle_environment();
 
+// The environment a chroot job runs with: a fixed PATH and locale, the
+// image's compilers and caches, and with `with_image_cuda` its CUDA toolkit
+// (PATH, CUDA_HOME, CUDA_PATH, NVCC_CCBIN). Without it, when a channel gives
+// the build environment the variant's nvcc, nothing points at the image's.
+std::vector<std::string> chroot_environment(const ImageDefinition& image, bool with_image_cuda = true);
+
 // `gpuenv build ... --json` with the job's variant, channels and paths.
 std::vector<std::string> build_arguments(const CiRunRequest& request, const CiJob& job, const BuildPaths& paths);
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gpuenv/builder/cuda_toolkit.hpp"
+#include "gpuenv/ci/channel_check.hpp"
 
 namespace gpuenv::ci {
 
@@ -42,6 +43,22 @@ std::expected<void, CiError> check_nvcc_release(std::string_view nvcc_version_ou
                           "builds only with its own CUDA version's nvcc (pick the image for it, or fix the image's "
                           "cuda section)",
                           image, wanted, found ? "release " + *found : "no release")});
+}
+
+std::optional<std::filesystem::path> channel_with_cuda_compiler(const std::vector<std::filesystem::path>& channels,
+                                                                std::string_view compiler_package,
+                                                                std::string_view wanted) {
+  const std::string minor_prefix = std::string(wanted) + ".";
+  for (const auto& channel : channels) {
+    const auto packages = read_channel_packages(channel);
+    if (!packages) continue;
+    for (const auto& package : *packages) {
+      if (package.name == compiler_package && (package.version == wanted || package.version.starts_with(minor_prefix))) {
+        return channel;
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 std::string variant_value(const std::vector<std::string>& variant_arguments, std::string_view key) {

@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "gpuenv/ci/job_runners.hpp"
 #include "gpuenv/ci/preflight.hpp"
+#include "support/temp_directory.hpp"
 
 namespace {
 
@@ -41,6 +44,66 @@ TEST(Preflight, VariantValuesByExactKey) {
   EXPECT_EQ(gpuenv::ci::variant_value(arguments, "cuda_compiler_version"), "13.0");
   EXPECT_EQ(gpuenv::ci::variant_value(arguments, "cuda_compiler"), "cuda-nvcc");
   EXPECT_EQ(gpuenv::ci::variant_value(arguments, "numpy"), "");
+}
+
+}  // namespace
+
+namespace {
+
+void write_channel(const std::filesystem::path& root, const std::string& subdir, const std::string& name,
+                   const std::string& version) {
+  std::filesystem::create_directories(root / subdir);
+  const std::string file = name + "-" + version + "-0.conda";
+  gpuenv::testing::write_text_file(
+      root / subdir / "repodata.json",
+      R"({"info": {"subdir": ")" + subdir + R"("}, "packages": {}, "packages.conda": {")" + file +
+          R"(": {"name": ")" + name + R"(", "version": ")" + version + R"(", "build": "0", "build_number": 0, "depends": []}}})");
+}
+
+// Issue 30: a CUDA 12.4 variant builds in the CUDA 13.0 image when a channel
+// gives its build environment nvcc 12.4 (compiler('cuda') installs it).
+TEST(Preflight, AChannelWithTheVariantsCudaCompilerStandsInForTheImagesNvcc) {
+  gpuenv::testing::TempDirectory dir;
+  write_channel(dir / "output", "linux-64", "libcublas", "12.4.5.8");
+  write_channel(dir / "compilers", "linux-64", "cuda-nvcc_linux-64", "12.4.131");
+  write_channel(dir / "other-arch", "linux-aarch64", "cuda-nvcc_linux-aarch64", "12.4.131");
+  const std::vector<std::filesystem::path> channels{dir / "missing", dir / "output", dir / "other-arch",
+                                                    dir / "compilers"};
+  EXPECT_EQ(gpuenv::ci::channel_with_cuda_compiler(channels, "cuda-nvcc_linux-64", "12.4"), dir / "compilers");
+  // =12.4 matches 12.4.x, never 12.40 or 12.3; another platform's package does not count.
+  EXPECT_FALSE(gpuenv::ci::channel_with_cuda_compiler(channels, "cuda-nvcc_linux-64", "12.3"));
+  write_channel(dir / "twelve-forty", "linux-64", "cuda-nvcc_linux-64", "12.40.1");
+  EXPECT_FALSE(gpuenv::ci::channel_with_cuda_compiler({dir / "twelve-forty"}, "cuda-nvcc_linux-64", "12.4"));
+  EXPECT_FALSE(gpuenv::ci::channel_with_cuda_compiler({dir / "other-arch"}, "cuda-nvcc_linux-64", "12.4"));
+  EXPECT_FALSE(gpuenv::ci::channel_with_cuda_compiler({}, "cuda-nvcc_linux-64", "12.4"));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Preflight, WithoutTheImagesCudaNothingInTheJobsEnvironmentPointsAtIt) {
+  gpuenv::ci::ImageDefinition image;
+  image.name = "cuda13.0";
+  image.c_compiler = "gcc";
+  image.cxx_compiler = "g++";
+  image.cuda = gpuenv::ci::CudaToolkit{};
+  image.cuda->version = "13.0";
+  image.cuda->home = "/opt/cuda-13.0";
+  const auto has = [](const std::vector<std::string>& environment, const std::string& text) {
+    return std::any_of(environment.begin(), environment.end(),
+                       [&](const std::string& variable) { return variable.find(text) != std::string::npos; });
+  };
+  const auto with = gpuenv::ci::detail::chroot_environment(image);
+  EXPECT_TRUE(has(with, "PATH=/opt/cuda-13.0/bin:"));
+  EXPECT_TRUE(has(with, "CUDA_HOME=/opt/cuda-13.0"));
+  EXPECT_TRUE(has(with, "CUDA_PATH=/opt/cuda-13.0"));
+  const auto without = gpuenv::ci::detail::chroot_environment(image, false);
+  EXPECT_FALSE(has(without, "cuda-13.0"));
+  EXPECT_FALSE(has(without, "CUDA_"));
+  EXPECT_FALSE(has(without, "NVCC"));
+  EXPECT_TRUE(has(without, "PATH=/usr/local/sbin:"));
+  EXPECT_TRUE(has(without, "CC=/usr/bin/gcc"));
 }
 
 }  // namespace

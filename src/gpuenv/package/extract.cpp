@@ -249,17 +249,28 @@ class TreeWriter {
     // What is kept of the content as it streams by: metadata (paths.json is
     // needed at once), and a file with a placeholder while the budget allows.
     const bool is_metadata = is_metadata_file(path);
-    std::uint64_t kept_taken = 0;
+    // Budget taken for this file, given back unless the file ends up kept
+    // (a refusal or an I/O failure below throws past it).
+    struct Reservation {
+      KeptBytesBudget* budget = nullptr;
+      std::uint64_t bytes = 0;
+      ~Reservation() {
+        if (budget != nullptr) budget->give_back(bytes);
+      }
+    } reservation;
     if (kept_ && with_placeholder_.contains(path)) {
       const auto size = archive_entry_size(entry);
-      if (size >= 0 && static_cast<std::uint64_t>(size) <= kMaxKeptFileBytes &&
+      if (size > 0 && static_cast<std::uint64_t>(size) <= kMaxKeptFileBytes &&
           kept_->budget->take(static_cast<std::uint64_t>(size))) {
-        kept_taken = static_cast<std::uint64_t>(size);
+        reservation.budget = kept_->budget.get();  // set in place: a temporary's destructor would give it back
+        reservation.bytes = static_cast<std::uint64_t>(size);
       }
     }
+    const std::uint64_t kept_taken = reservation.bytes;
     const bool keep_content = kept_taken > 0;
+    // paths.json past max_metadata_bytes is refused by check_growth first.
     const std::uint64_t capture_limit =
-        is_metadata ? std::min<std::uint64_t>(limits_.max_metadata_bytes, kMaxInfoFileSize) : kept_taken;
+        is_metadata ? std::max<std::uint64_t>(limits_.max_metadata_bytes, kMaxInfoFileSize) : kept_taken;
     bool capturing = is_metadata || keep_content;
     std::string captured;
     const auto capture = [&](const char* bytes, std::size_t size) {
@@ -392,21 +403,19 @@ class TreeWriter {
     summary_.bytes += file_size;
     written_total_ += file_size;
     written_[path] = {sha256.finish_hex(), file_size};
+    if (is_paths_json && capturing) declare(captured);
     if (is_metadata) {
-      if (capturing) {
+      // One that read_extracted_metadata would refuse is read back, to be refused there.
+      if (capturing && captured.size() <= kMaxInfoFileSize) {
         metadata_files_[path] = captured;
       } else {
-        metadata_complete_ = false;  // read back from the entry instead
+        metadata_complete_ = false;
       }
     }
-    if (is_paths_json && capturing) declare(captured);
-    if (keep_content) {
-      if (capturing && captured.size() == kept_taken) {
-        kept_->files[path] = KeptFile{std::move(captured), mode};
-        kept_->taken += kept_taken;
-      } else {
-        kept_->budget->give_back(kept_taken);
-      }
+    if (keep_content && capturing && captured.size() == kept_taken) {
+      kept_->files[path] = KeptFile{std::move(captured), mode};
+      kept_->taken += kept_taken;
+      reservation.bytes = 0;  // KeptFiles gives it back
     }
   }
 

@@ -287,6 +287,19 @@ TEST(PackageCache, KeptFilesStayWithinTheBudgetAndGiveItBack) {
   const auto third = cache.fetch(package_with("three"));
   ASSERT_NE(third.kept, nullptr);
   EXPECT_EQ(third.kept->files.size(), 2u);
+  // A package refused halfway through a kept file gives its budget back.
+  first.kept.reset();
+  auto liar = PackageBuilder("liar", "1.0").text_with_prefix("bin/a", script, ph, 0755);
+  liar.declared_as(std::nullopt, 10);  // 1 KB that says it is 10 bytes
+  auto strict = options;
+  strict.kept_file_bytes = script.size() * 2;
+  strict.extract_limits.member_slack_bytes = 16;
+  const PackageCache strict_cache(strict);
+  const auto third_record = testing::file_record(liar.write(scratch / "served", package::ArchiveFormat::conda));
+  EXPECT_THROW(strict_cache.fetch(third_record), PrefixError);
+  const auto after = strict_cache.fetch(package_with("five"));
+  ASSERT_NE(after.kept, nullptr);
+  EXPECT_EQ(after.kept->files.size(), 2u);
   // No budget at all: nothing kept, and the package links from the entry.
   options.kept_file_bytes = 0;
   const PackageCache without(options);

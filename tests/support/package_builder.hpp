@@ -40,6 +40,19 @@ inline package::PackageMember text_member(std::string path, std::string content)
   return member;
 }
 
+// info/paths.json declaring each (path, content): its sha256 and size.
+inline std::string paths_json_declaring(const std::vector<std::pair<std::string, std::string>>& files) {
+  package::PathsJson paths;
+  for (const auto& [path, content] : files) {
+    package::PathEntry entry;
+    entry.path = path;
+    entry.sha256 = package::sha256_hex(content);
+    entry.size_in_bytes = content.size();
+    paths.paths.push_back(entry);
+  }
+  return package::paths_json_text(paths);
+}
+
 class PackageBuilder {
  public:
   PackageBuilder(std::string name, std::string version, std::string build = "0")

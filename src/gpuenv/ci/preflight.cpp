@@ -40,9 +40,10 @@ std::expected<void, CiError> check_nvcc_release(std::string_view nvcc_version_ou
   return std::unexpected(
       CiError{CiError::Kind::inconsistent, std::string(image),
               fmt::format("image {}: the variant needs CUDA {}, but nvcc on the build's PATH reports {}; the variant "
-                          "builds only with its own CUDA version's nvcc (pick the image for it, or fix the image's "
-                          "cuda section)",
-                          image, wanted, found ? "release " + *found : "no release")});
+                          "builds only with its own CUDA version's nvcc: pick the image for it, fix the image's "
+                          "cuda section, or give the job a channel (-c DIR, or the output channel) holding the "
+                          "compiler package of CUDA {} (cuda-nvcc_linux-64 ={}, recipes/cuda-nvcc)",
+                          image, wanted, found ? "release " + *found : "no release", wanted, wanted)});
 }
 
 std::optional<std::filesystem::path> channel_with_cuda_compiler(const std::vector<std::filesystem::path>& channels,

@@ -230,8 +230,11 @@ constexpr std::size_t kEndRecord = 22;
 constexpr std::size_t kCentralEntry = 46;
 constexpr std::size_t kLocalEntry = 30;
 constexpr std::size_t kMaxComment = 0xffff;
-// A .conda's directory lists three members; thousands would be no package.
+// A .conda's directory lists three members (metadata.json, info-*, pkg-*);
+// a zip with more, or a directory past 1 MiB, is no package of any tool:
+// libarchive reads it (and each local header is not read here, one by one).
 constexpr std::uint64_t kMaxDirectoryBytes = 1u << 20;
+constexpr std::uint16_t kMaxMembers = 16;
 
 }  // namespace
 
@@ -259,7 +262,7 @@ std::optional<std::vector<StoredMember>> stored_zip_members(int fd, std::uint64_
   const std::uint32_t directory_size = get32(end + 12);
   const std::uint32_t directory_offset = get32(end + 16);
   // Split archives and zip64 (0xffff.. placeholders) are libarchive's to read.
-  if (disk != 0 || directory_disk != 0 || entries_here != entries || entries == 0xffff ||
+  if (disk != 0 || directory_disk != 0 || entries_here != entries || entries > kMaxMembers ||
       directory_size == kMax32 || directory_offset == kMax32) {
     return std::nullopt;
   }

@@ -62,7 +62,8 @@ struct StoredMember {
 // and StoredZipWriter write a .conda: one read of the file's tail (the end
 // of central directory record and, usually, the directory itself) and one
 // of each member's local header. nullopt when the zip is anything else
-// (compressed members, zip64, split archives, a malformed directory): the
+// (compressed members, zip64, split archives, more than 16 members, a
+// malformed directory): the
 // caller reads it with libarchive, which knows every variant and reports
 // what is wrong. Every offset is checked to lie inside the file. The
 // members' CRC-32s are not checked: callers hash what they extract (the

@@ -42,12 +42,7 @@ enum class Declared { in_paths_json, late_paths_json, legacy_files };
 // says it is 1000 bytes.
 std::filesystem::path bomb_package(const std::filesystem::path& dir, ArchiveFormat format,
                                    Declared declared) {
-  PathsJson paths;
-  PathEntry entry;
-  entry.path = "lib/big";
-  entry.sha256 = sha256_hex(std::string(1000, '\0'));
-  entry.size_in_bytes = 1000;
-  paths.paths.push_back(entry);
+  const auto paths = testing::paths_json_declaring({{"lib/big", std::string(1000, '\0')}});
   PackageMember big;
   big.path = "lib/big";
   big.source = sparse_zeros(dir / "zeros", kBombSize);
@@ -55,12 +50,12 @@ std::filesystem::path bomb_package(const std::filesystem::path& dir, ArchiveForm
   std::vector<PackageMember> members = {
       text_member("info/index.json", R"({"name": "bomb", "version": "1", "build": "0"})")};
   if (declared == Declared::in_paths_json) {
-    members.push_back(text_member("info/paths.json", paths_json_text(paths)));
+    members.push_back(text_member("info/paths.json", paths));
   }
   if (declared == Declared::legacy_files) members.push_back(text_member("info/files", "lib/big\n"));
   members.push_back(big);
   if (declared == Declared::late_paths_json) {
-    members.push_back(text_member("info/paths.json", paths_json_text(paths)));
+    members.push_back(text_member("info/paths.json", paths));
   }
   const auto file = dir / (std::string("bomb-1-0") + std::string(extension_of(format)));
   write_package_members(file, members, {.compression_level = 1});
@@ -139,16 +134,11 @@ TEST(ExtractLimits, DefaultTotalGrowsWithTheArchiveWithinBounds) {
 
 TEST(ExtractLimits, RealSizedMembersPass) {
   TempDirectory scratch;
-  PathsJson paths;
-  PathEntry entry;
-  entry.path = "lib/data";
-  entry.sha256 = sha256_hex(std::string(3u << 20, 'x'));
-  entry.size_in_bytes = 3u << 20;
-  paths.paths.push_back(entry);
+  const auto paths = testing::paths_json_declaring({{"lib/data", std::string(3u << 20, 'x')}});
   const auto archive = scratch / "ok-1-0.conda";
   write_package_members(archive,
                         {text_member("info/index.json", R"({"name": "ok", "version": "1"})"),
-                         text_member("info/paths.json", paths_json_text(paths)),
+                         text_member("info/paths.json", paths),
                          text_member("lib/data", std::string(3u << 20, 'x'))},
                         {.compression_level = 1});
   ExtractLimits limits;

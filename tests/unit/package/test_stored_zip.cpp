@@ -45,18 +45,10 @@ std::optional<std::vector<StoredMember>> members_of(const std::filesystem::path&
 
 // A small package with paths.json, written by gpuenv's own writer.
 std::filesystem::path small_conda(const std::filesystem::path& dir) {
-  PathsJson paths;
-  for (const auto& [path, content] : {std::pair{"lib/a.txt", "alpha\n"}, {"bin/tool", "#!/bin/sh\necho b\n"}}) {
-    PathEntry entry;
-    entry.path = path;
-    entry.sha256 = sha256_hex(content);
-    entry.size_in_bytes = std::string_view(content).size();
-    paths.paths.push_back(entry);
-  }
   const auto file = dir / "small-1-0.conda";
   write_package_members(file,
                         {text_member("info/index.json", R"({"name": "small", "version": "1", "build": "0"})"),
-                         text_member("info/paths.json", paths_json_text(paths)),
+                         text_member("info/paths.json", testing::paths_json_declaring({{"lib/a.txt", "alpha\n"}, {"bin/tool", "#!/bin/sh\necho b\n"}})),
                          text_member("lib/a.txt", "alpha\n"), text_member("bin/tool", "#!/bin/sh\necho b\n")},
                         {.compression_level = 1});
   return file;
@@ -141,6 +133,19 @@ TEST(StoredZipMembers, LeavesAnythingElseToLibarchive) {
   auto bad_local = good;
   bad_local[0] = 'X';  // metadata.json's local header signature
   check("bad-local-header", bad_local);
+  // Thousands of members (a local header read each): not a package.
+  {
+    const auto crowded = scratch / "crowded.conda";
+    StoredZipWriter zip(crowded);
+    for (int i = 0; i < 17; ++i) zip.add("member-" + std::to_string(i), "x");
+    zip.finish();
+    EXPECT_FALSE(members_of(crowded)) << "crowded";
+    const auto three = scratch / "three.conda";
+    StoredZipWriter small(three);
+    for (int i = 0; i < 3; ++i) small.add("member-" + std::to_string(i), "x");
+    small.finish();
+    EXPECT_TRUE(members_of(three));
+  }
   auto overlong = good;
   put32(overlong, directory + 20, 1u << 30);  // a member running into the directory
   put32(overlong, directory + 24, 1u << 30);
@@ -179,16 +184,10 @@ void rezip(const std::filesystem::path& source, const std::filesystem::path& out
 // A .conda holding pkg-* before info-* (CEP 35 fixes no order) and a
 // member 8 MiB long that paths.json declares as 1000 bytes.
 std::filesystem::path pkg_first_bomb(const std::filesystem::path& dir, bool deflated) {
-  PathsJson paths;
-  PathEntry entry;
-  entry.path = "lib/big";
-  entry.sha256 = sha256_hex(std::string(1000, '\0'));
-  entry.size_in_bytes = 1000;
-  paths.paths.push_back(entry);
   const auto source = dir / "bomb-1-0.conda";
   write_package_members(source,
                         {text_member("info/index.json", R"({"name": "bomb", "version": "1", "build": "0"})"),
-                         text_member("info/paths.json", paths_json_text(paths)),
+                         text_member("info/paths.json", testing::paths_json_declaring({{"lib/big", std::string(1000, '\0')}})),
                          text_member("lib/big", std::string(8u << 20, '\0'))},
                         {.compression_level = 1});
   const auto out = dir / (deflated ? "deflated" : "stored") / "bomb-1-0.conda";

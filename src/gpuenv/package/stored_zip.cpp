@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpuenv/package/package_error.hpp"
+#include "gpuenv/util/file_io.hpp"
 
 namespace gpuenv::package {
 
@@ -215,15 +216,7 @@ std::uint32_t get32(const unsigned char* at) {
 
 // Reads exactly `size` bytes at `offset`; false on an error or a short file.
 bool read_exactly(int fd, unsigned char* buffer, std::size_t size, std::uint64_t offset) {
-  while (size > 0) {
-    const ssize_t count = ::pread(fd, buffer, size, static_cast<off_t>(offset));
-    if (count < 0 && errno == EINTR) continue;
-    if (count <= 0) return false;
-    buffer += count;
-    size -= static_cast<std::size_t>(count);
-    offset += static_cast<std::uint64_t>(count);
-  }
-  return true;
+  return util::read_at(fd, reinterpret_cast<char*>(buffer), size, offset) == static_cast<std::int64_t>(size);
 }
 
 constexpr std::size_t kEndRecord = 22;

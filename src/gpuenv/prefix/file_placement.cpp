@@ -1,3 +1,4 @@
+#include "gpuenv/util/file_io.hpp"
 #include "gpuenv/util/subprocess.hpp"
 #include "gpuenv/prefix/file_placement.hpp"
 
@@ -174,21 +175,14 @@ PlacedFile FilePlacement::replace_prefix(const std::string& source, const std::s
     package::KeptFile whole;
     whole.mode = info.st_mode & 07777;
     whole.content.resize(static_cast<std::size_t>(info.st_size));
-    std::size_t filled = 0;
-    int read_error = 0;
-    while (filled < whole.content.size()) {
-      const ssize_t count = ::pread(in, whole.content.data() + filled, whole.content.size() - filled,
-                                    static_cast<off_t>(filled));
-      if (count < 0 && errno == EINTR) continue;
-      if (count < 0) read_error = errno;
-      if (count <= 0) break;  // an entry that shrank: what is there is rewritten, as streaming does
-      filled += static_cast<std::size_t>(count);
-    }
+    // An entry that shrank since: what is there is rewritten, as streaming does.
+    const auto filled = util::read_at(in, whole.content.data(), whole.content.size(), 0);
+    const int read_error = errno;
     ::close(in);
-    if (read_error != 0) {
+    if (filled < 0) {
       throw PrefixError("cannot read " + source_dir_ + "/" + source + ": " + std::strerror(read_error));
     }
-    whole.content.resize(filled);
+    whole.content.resize(static_cast<std::size_t>(filled));
     return replace_prefix(source, target, entry, &whole);
   }
   const ReadAt read = [&](std::uint64_t offset, char* buffer, std::size_t size) -> std::size_t {

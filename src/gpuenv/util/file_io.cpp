@@ -182,4 +182,16 @@ std::optional<std::string> write_file_atomically(const std::filesystem::path& pa
   return std::nullopt;
 }
 
+std::int64_t read_at(int fd, char* buffer, std::size_t size, std::uint64_t offset) {
+  std::size_t filled = 0;
+  while (filled < size) {
+    const ssize_t count = ::pread(fd, buffer + filled, size - filled, static_cast<off_t>(offset + filled));
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) return -1;
+    if (count == 0) break;
+    filled += static_cast<std::size_t>(count);
+  }
+  return static_cast<std::int64_t>(filled);
+}
+
 }  // namespace gpuenv::util

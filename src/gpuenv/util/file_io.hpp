@@ -20,6 +20,11 @@ namespace gpuenv::util {
 std::optional<std::string> read_file(const std::filesystem::path& path,
                                      std::size_t max_bytes = 1 << 20);
 
+// Reads `size` bytes at `offset` of `fd` into `buffer`, retrying short
+// reads and EINTR: the count read (less only at the end of the file), or -1
+// with errno set.
+std::int64_t read_at(int fd, char* buffer, std::size_t size, std::uint64_t offset);
+
 // Why read_text_file_at_most refused a file; `message` names the file.
 struct FileReadError {
   enum class Kind { missing, unreadable, too_large };

@@ -2,7 +2,10 @@
 // FIFOs; files gpuenv wrote itself (package cache, prefix metadata) must be
 // regular. Both are bounded and name the file in every refusal.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <cerrno>
 
 #include <string>
 
@@ -60,6 +63,22 @@ TEST(FileIo, AFifoOrADirectoryIsNotARegularFile) {
   const auto directory = read_regular_file_at_most(dir.path(), 100);
   ASSERT_FALSE(directory);
   EXPECT_EQ(directory.error().kind, FileReadError::Kind::unreadable);
+}
+
+TEST(ReadAt, ReadsAtAnOffsetAndStopsAtTheEnd) {
+  TempDirectory dir;
+  write_text_file(dir / "f", "0123456789");
+  const int fd = ::open((dir / "f").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  char buffer[16] = {};
+  EXPECT_EQ(read_at(fd, buffer, 4, 3), 4);
+  EXPECT_EQ(std::string(buffer, 4), "3456");
+  EXPECT_EQ(read_at(fd, buffer, 16, 6), 4);  // the end of the file
+  EXPECT_EQ(std::string(buffer, 4), "6789");
+  EXPECT_EQ(read_at(fd, buffer, 4, 100), 0);
+  ::close(fd);
+  EXPECT_EQ(read_at(fd, buffer, 4, 0), -1);  // closed
+  EXPECT_EQ(errno, EBADF);
 }
 
 }  // namespace

@@ -56,14 +56,27 @@ std::string_view to_string(LinkScript action) noexcept {
   return "pre-unlink";
 }
 
+namespace {
+
+std::filesystem::path link_script_path(LinkScript action, const specs::PackageRecord& package,
+                                       const std::filesystem::path& script_root) {
+  return script_root / "bin" / ("." + package.name + "-" + std::string(to_string(action)) + ".sh");
+}
+
+}  // namespace
+
+bool has_link_script(LinkScript action, const specs::PackageRecord& package,
+                     const std::filesystem::path& script_root) {
+  return ::access(link_script_path(action, package, script_root).c_str(), F_OK) == 0;
+}
+
 LinkScriptRun run_link_script(LinkScript action, const specs::PackageRecord& package,
                               const std::filesystem::path& script_root,
                               const std::filesystem::path& prefix,
                               const std::filesystem::path& root_prefix) {
   LinkScriptRun run;
   run.action = action;
-  const auto script =
-      script_root / "bin" / ("." + package.name + "-" + std::string(to_string(action)) + ".sh");
+  const auto script = link_script_path(action, package, script_root);
   if (::access(script.c_str(), F_OK) != 0) return run;
   run.ran = true;
 

@@ -37,6 +37,11 @@ LinkScriptRun run_link_script(LinkScript action, const specs::PackageRecord& pac
                               const std::filesystem::path& prefix,
                               const std::filesystem::path& root_prefix);
 
+// Whether `<script_root>/bin/.<name>-<action>.sh` exists (run_link_script
+// would run it).
+bool has_link_script(LinkScript action, const specs::PackageRecord& package,
+                     const std::filesystem::path& script_root);
+
 // "post-link" and so on.
 std::string_view to_string(LinkScript action) noexcept;
 

@@ -28,6 +28,9 @@ std::string parent_of(const std::string& path) {
   return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
+}  // namespace
+
+// Outside the anonymous namespace: InFlight holds one.
 class DirectoryHandle {
  public:
   explicit DirectoryHandle(const std::filesystem::path& path)
@@ -44,6 +47,8 @@ class DirectoryHandle {
  private:
   int fd_;
 };
+
+namespace {
 
 bool is_reserved(const std::string& path) {
   // CEP 32: conda-meta/ is the tool's, never a package's.
@@ -86,6 +91,56 @@ struct PrefixLinker::Planned {
   bool replaces_linked = false;  // an earlier package of this transaction put a file there
 };
 
+// Everything start_link decides before it touches the prefix.
+struct PrefixLinker::LinkPlan {
+  specs::PackageRecord record_package;  // the repodata record, completed from index.json
+  std::string dist;
+  bool noarch_python = false;
+  std::vector<Planned> planned;  // files and entry points, in paths.json order
+  std::vector<std::string> new_dirs;
+  std::vector<std::string> keep_dirs;  // directories paths.json lists itself
+  std::vector<const package::PathEntry*> directories;
+  std::vector<std::pair<std::string, std::string>> in_the_way;  // path, previous owner
+  std::vector<PrunedDirectory> emptied_in_the_way;  // deepest first
+  std::unordered_set<std::string> targets;
+  std::string record_path;  // conda-meta/<dist>.json
+};
+
+// How the plain files of one package were placed: conda records a package
+// as copied only when none of its files could be hard-linked.
+struct PrefixLinker::LinkTally {
+  bool any_hardlink = false;
+  bool any_plain_copy = false;
+};
+
+// One started package: its plan, and its files as the threads place them.
+struct PrefixLinker::InFlight {
+  InFlight(const CachedPackage& linked, const std::optional<PythonLayout>& layout, std::string spec)
+      : package(linked), python(layout), requested_spec(std::move(spec)), source(linked.extracted_dir),
+        source_dir(linked.extracted_dir.string()) {}
+
+  const CachedPackage& package;
+  const std::optional<PythonLayout> python;
+  const std::string requested_spec;
+  LinkPlan plan;
+  // Files the package's paths.json misdescribes are recorded as they are.
+  std::unordered_map<std::string_view, const package::FileFacts*> actual;
+  const DirectoryHandle source;
+  const std::string source_dir;
+  std::vector<PrefixPathEntry> paths;  // one per planned item
+
+  std::atomic<std::size_t> next_run = 0;
+  std::atomic<bool> failed = false;
+  std::mutex mutex;  // guards failure, helpers_done
+  std::condition_variable helpers_changed;
+  std::exception_ptr failure;
+  std::size_t helpers = 0;
+  std::size_t helpers_done = 0;
+  std::vector<LinkTally> helper_tallies;
+  LinkTally tally;  // this thread's, then everyone's
+  bool placed = false;
+};
+
 PrefixLinker::PrefixLinker(std::filesystem::path prefix, TransactionJournal& journal,
                            LinkOptions options, const std::vector<PrefixRecord>& kept)
     : prefix_(std::move(prefix)), prefix_text_(prefix_.string()), journal_(journal),
@@ -105,6 +160,14 @@ PrefixLinker::PrefixLinker(std::filesystem::path prefix, TransactionJournal& jou
 }
 
 PrefixLinker::~PrefixLinker() {
+  // A failed transaction: the packages still in flight stop after the file
+  // each thread is placing, and nothing may touch the prefix once the
+  // caller rolls it back.
+  for (const auto& link : in_flight_) link->failed = true;
+  for (const auto& link : in_flight_) {
+    std::unique_lock lock(link->mutex);
+    link->helpers_changed.wait(lock, [&] { return link->helpers_done == link->helpers; });
+  }
   directories_.reset();
   if (prefix_fd_ >= 0) ::close(prefix_fd_);
 }
@@ -123,9 +186,14 @@ bool PrefixLinker::may_exist(const std::string& path) const {
 void PrefixLinker::ensure_directory(const std::string& dir, std::vector<std::string>& to_create) {
   if (dir.empty() || known_dirs_.contains(dir)) return;
   const auto parent = parent_of(dir);
+  // The parent first: in a directory this transaction creates, `dir` cannot
+  // exist yet, and nothing needs to look.
+  ensure_directory(parent, to_create);
   if (!created_dirs_.contains(parent)) {
     // Following links that stay inside: a package may put files under a
-    // linked directory (lib64 -> lib), as conda lets it.
+    // linked directory (lib64 -> lib), as conda lets it -- also one that a
+    // package in flight is placing.
+    complete_placements();
     const int fd = open_directory_beneath(prefix_fd_, dir, options_.walk);
     if (fd >= 0) {
       ::close(fd);
@@ -143,13 +211,13 @@ void PrefixLinker::ensure_directory(const std::string& dir, std::vector<std::str
       throw PrefixError("cannot link into " + describe_unreachable(prefix_text_, dir, -fd));
     }
   }
-  ensure_directory(parent, to_create);
   to_create.push_back(dir);
   known_dirs_.insert(dir);
   created_dirs_.insert(dir);
 }
 
 void PrefixLinker::unlink_package(const PrefixRecord& record) {
+  complete_placements();
   const auto dist = record.package.dist_str();
   auto candidates = record.owned_paths();
 
@@ -271,46 +339,49 @@ std::string PrefixLinker::describe_directory_contents(const std::string& dir) {
          ", which no package owns; move it out of the prefix, then run the command again";
 }
 
-// Everything link_package decides before it touches the prefix.
-struct PrefixLinker::LinkPlan {
-  specs::PackageRecord record_package;  // the repodata record, completed from index.json
-  std::string dist;
-  bool noarch_python = false;
-  std::vector<Planned> planned;  // files and entry points, in paths.json order
-  std::vector<std::string> new_dirs;
-  std::vector<std::string> keep_dirs;  // directories paths.json lists itself
-  std::vector<const package::PathEntry*> directories;
-  std::vector<std::pair<std::string, std::string>> in_the_way;  // path, previous owner
-  std::vector<PrunedDirectory> emptied_in_the_way;  // deepest first
-  std::unordered_set<std::string> targets;
-  std::string record_path;  // conda-meta/<dist>.json
-};
-
-// How the plain files of one package were placed: conda records a package
-// as copied only when none of its files could be hard-linked.
-struct PrefixLinker::LinkTally {
-  bool any_hardlink = false;
-  bool any_plain_copy = false;
-};
-
-PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
-                                        const std::optional<PythonLayout>& python,
-                                        const std::string& requested_spec) {
-  const LinkPlan plan = plan_link(package, python);
+void PrefixLinker::start_link(const CachedPackage& package, const std::optional<PythonLayout>& python,
+                              const std::string& requested_spec) {
+  auto link = std::make_unique<InFlight>(package, python, requested_spec);
+  link->plan = plan_link(package, link->python);
+  const LinkPlan& plan = link->plan;
   check_conflicts(plan);
+  // An earlier package's file this one replaces must be there to replace.
+  if (std::ranges::any_of(plan.planned, &Planned::replaces_linked)) complete_placements();
   prune(plan);
   move_aside(plan);
   create_directories(plan);
 
+  // The later packages' plans see these paths as this transaction's.
+  const std::string* dist = &owner_dists_.emplace_back(plan.dist);
+  // Grown geometrically: reserving exactly the next package's size rehashed
+  // the whole table once per package (4% of a 100-package warm install).
+  const auto needed = linked_owners_.size() + plan.planned.size();
+  if (needed > linked_owners_.bucket_count() * linked_owners_.max_load_factor()) {
+    linked_owners_.reserve(std::max(needed, 2 * linked_owners_.size()));
+  }
+  for (const auto& item : plan.planned) linked_owners_[item.target] = dist;
+
+  for (const auto& mismatch : package.mismatches) link->actual.emplace(mismatch.path, &mismatch.actual);
+  link->paths.resize(plan.planned.size());
+  // In flight before its threads start: the destructor waits for them.
+  in_flight_.push_back(std::move(link));
+  start_placement(*in_flight_.back());
+}
+
+PrefixRecord PrefixLinker::finish_link() {
+  InFlight& link = *in_flight_.front();
+  complete_placement(link);
+  const LinkPlan& plan = link.plan;
+  const CachedPackage& package = link.package;
+
   PrefixRecord record;
   record.package = plan.record_package;
   record.has_paths_data = true;
-  record.paths.reserve(plan.planned.size() + plan.directories.size());
-  LinkTally tally;
-  place_files(plan, package, python, record.paths, tally);
+  record.paths = std::move(link.paths);
+  record.paths.reserve(record.paths.size() + plan.directories.size());
   for (const auto* entry : plan.directories) {
     PrefixPathEntry path;
-    path.path = plan.noarch_python ? noarch_python_target(entry->path, *python) : entry->path;
+    path.path = plan.noarch_python ? noarch_python_target(entry->path, *link.python) : entry->path;
     path.path_type = PrefixPathType::directory;
     record.paths.push_back(std::move(path));
   }
@@ -321,23 +392,15 @@ PrefixRecord PrefixLinker::link_package(const CachedPackage& package,
   record.package_tarball_full_path = package.tarball.string();
   record.link_source = package.extracted_dir.string();
   // conda's link type: hard links unless the plain files had to be copied.
-  record.link_type = options_.mode == LinkMode::copy || (tally.any_plain_copy && !tally.any_hardlink)
+  record.link_type = options_.mode == LinkMode::copy || (link.tally.any_plain_copy && !link.tally.any_hardlink)
                          ? LinkType::copy
                          : LinkType::hardlink;
-  record.requested_spec = requested_spec;
-  if (!requested_spec.empty()) record.requested_specs = {requested_spec};
+  record.requested_spec = link.requested_spec;
+  if (!link.requested_spec.empty()) record.requested_specs = {link.requested_spec};
   // Writes only: no cache entry to read from.
-  FilePlacement placement(*directories_, -1, prefix_text_, package.extracted_dir.string(), *creation_modes_);
+  FilePlacement placement(*directories_, -1, prefix_text_, link.source_dir, *creation_modes_);
   placement.write(plan.record_path, prefix_record_json(record), 0644);
-
-  const std::string* dist = &owner_dists_.emplace_back(plan.dist);
-  // Grown geometrically: reserving exactly the next package's size rehashed
-  // the whole table once per package (4% of a 100-package warm install).
-  const auto needed = linked_owners_.size() + plan.planned.size();
-  if (needed > linked_owners_.bucket_count() * linked_owners_.max_load_factor()) {
-    linked_owners_.reserve(std::max(needed, 2 * linked_owners_.size()));
-  }
-  for (const auto& item : plan.planned) linked_owners_[item.target] = dist;
+  in_flight_.pop_front();
   return record;
 }
 
@@ -397,6 +460,7 @@ void PrefixLinker::plan_path(LinkPlan& plan, Planned item) {
     clobbers_.push_back({item.target, dist, *owner->second});
     item.replaces_linked = true;
   } else if (may_exist(item.target)) {
+    complete_placements();  // what is there must not be changing
     const auto parent = directories_->parent_of(item.target);
     if (parent.fd < 0 && parent.error != ENOENT) {
       throw PrefixError("cannot link " + dist + ": " +
@@ -511,82 +575,80 @@ void PrefixLinker::create_directories(const LinkPlan& plan) {
   directories_->forget();  // directories it found missing exist now
 }
 
-void PrefixLinker::place_files(const LinkPlan& plan, const CachedPackage& package,
-                               const std::optional<PythonLayout>& python,
-                               std::vector<PrefixPathEntry>& paths, LinkTally& tally) {
-  // Files the package's paths.json misdescribes are recorded as they are.
-  std::unordered_map<std::string_view, const package::FileFacts*> actual;
-  for (const auto& mismatch : package.mismatches) actual.emplace(mismatch.path, &mismatch.actual);
-  paths.resize(plan.planned.size());
-  const DirectoryHandle source(package.extracted_dir);
-  const std::string source_dir = package.extracted_dir.string();
-
-  // Every path is in the journal's CreateBlock already (create_directories),
-  // so the order in which files appear does not matter to a rollback. Each
-  // thread takes the next run of files (runs keep a directory's files
-  // together: its directory cache and the kernel's directory lock favour
-  // that) with a directory walker and tally of its own.
+// Every path is in the journal's CreateBlock already (create_directories),
+// so the order in which files appear does not matter to a rollback. Each
+// thread takes the next run of files (runs keep a directory's files
+// together: its directory cache and the kernel's directory lock favour
+// that) with a directory walker and tally of its own.
+void PrefixLinker::place_runs(InFlight& link, PrefixDirectories& directories, LinkTally& tally) {
   constexpr std::size_t kRun = 32;
-  std::atomic<std::size_t> next_run = 0;
-  std::mutex failure_mutex;
-  std::exception_ptr failure;
-  std::atomic<bool> failed = false;
-  const auto place_runs = [&](PrefixDirectories& directories, LinkTally& own_tally) {
-    try {
-      FilePlacement placement(directories, source.fd(), prefix_text_, source_dir, *creation_modes_);
-      while (!failed) {
-        const std::size_t begin = next_run.fetch_add(kRun);
-        if (begin >= plan.planned.size()) break;
-        const std::size_t end = std::min(begin + kRun, plan.planned.size());
-        for (std::size_t i = begin; i < end && !failed; ++i) {
-          const auto& item = plan.planned[i];
-          if (item.replaces_linked) {
-            const auto parent = directories.parent_of(item.target);
-            if (parent.fd >= 0) ::unlinkat(parent.fd, parent.name.c_str(), 0);
-          }
-          paths[i] = item.entry_point != nullptr ? place_entry_point(item, *python, placement)
-                                                 : place_file(item, package, actual, placement, own_tally);
-          count_linked_file();
+  const auto& planned = link.plan.planned;
+  try {
+    FilePlacement placement(directories, link.source.fd(), prefix_text_, link.source_dir, *creation_modes_);
+    while (!link.failed) {
+      const std::size_t begin = link.next_run.fetch_add(kRun);
+      if (begin >= planned.size()) break;
+      const std::size_t end = std::min(begin + kRun, planned.size());
+      for (std::size_t i = begin; i < end && !link.failed; ++i) {
+        const auto& item = planned[i];
+        if (item.replaces_linked) {
+          const auto parent = directories.parent_of(item.target);
+          if (parent.fd >= 0) ::unlinkat(parent.fd, parent.name.c_str(), 0);
         }
+        link.paths[i] = item.entry_point != nullptr
+                            ? place_entry_point(item, *link.python, placement)
+                            : place_file(item, link.package, link.actual, placement, tally);
+        count_linked_file();
       }
-    } catch (...) {
-      std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      failed = true;
     }
-  };
+  } catch (...) {
+    std::lock_guard lock(link.mutex);
+    if (!link.failure) link.failure = std::current_exception();
+    link.failed = true;
+  }
+}
 
-  // Below a few runs a thread costs more than it saves; beyond four threads
-  // the kernel's per-directory locks and the disk are the limit, not the CPU.
-  constexpr std::size_t kParallelFrom = 4 * kRun;
+void PrefixLinker::start_placement(InFlight& link) {
+  // Beyond four threads the kernel's per-directory locks and the disk are
+  // the limit, not the CPU; the thread that calls start_link is one of
+  // them (it plans the next package, then completes this one).
   constexpr std::size_t kMostThreads = 4;
   // Read once: glibc reads /sys/devices/system/cpu/online on every call.
   static const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, kMostThreads);
-  const std::size_t helpers = plan.planned.size() < kParallelFrom ? 0 : threads - 1;
-  if (helpers > 0 && !placement_pool_) placement_pool_ = std::make_unique<util::ThreadPool>(helpers);
-  std::vector<LinkTally> helper_tallies(helpers);
-  std::mutex done_mutex;
-  std::condition_variable done_changed;
-  std::size_t helpers_done = 0;
-  for (std::size_t h = 0; h < helpers; ++h) {
-    placement_pool_->submit([&, h] {
+  if (!placement_pool_) placement_pool_ = std::make_unique<util::ThreadPool>(threads - 1);
+  // One helper per 128 files at most (fewer files cost a thread more than
+  // it saves), and at least one: this thread plans the next package meanwhile.
+  constexpr std::size_t kFilesPerHelper = 128;
+  link.helpers = std::clamp<std::size_t>(link.plan.planned.size() / kFilesPerHelper, 1, threads - 1);
+  link.helper_tallies.resize(link.helpers);
+  for (std::size_t h = 0; h < link.helpers; ++h) {
+    placement_pool_->submit([this, &link, h] {
       PrefixDirectories directories(prefix_fd_, options_.walk);
-      place_runs(directories, helper_tallies[h]);
-      std::lock_guard lock(done_mutex);
-      ++helpers_done;
-      done_changed.notify_one();
+      place_runs(link, directories, link.helper_tallies[h]);
+      std::lock_guard lock(link.mutex);
+      ++link.helpers_done;
+      link.helpers_changed.notify_all();
     });
   }
-  place_runs(*directories_, tally);
+}
+
+void PrefixLinker::complete_placement(InFlight& link) {
+  if (link.placed) return;
+  place_runs(link, *directories_, link.tally);
   {
-    std::unique_lock lock(done_mutex);
-    done_changed.wait(lock, [&] { return helpers_done == helpers; });
+    std::unique_lock lock(link.mutex);
+    link.helpers_changed.wait(lock, [&] { return link.helpers_done == link.helpers; });
   }
-  for (const auto& own : helper_tallies) {
-    tally.any_plain_copy = tally.any_plain_copy || own.any_plain_copy;
-    tally.any_hardlink = tally.any_hardlink || own.any_hardlink;
+  link.placed = true;
+  for (const auto& own : link.helper_tallies) {
+    link.tally.any_plain_copy = link.tally.any_plain_copy || own.any_plain_copy;
+    link.tally.any_hardlink = link.tally.any_hardlink || own.any_hardlink;
   }
-  if (failure) std::rethrow_exception(failure);
+  if (link.failure) std::rethrow_exception(link.failure);
+}
+
+void PrefixLinker::complete_placements() {
+  for (const auto& link : in_flight_) complete_placement(*link);
 }
 
 // A noarch: python entry point: a script written for the prefix's python.

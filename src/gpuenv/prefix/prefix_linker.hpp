@@ -81,14 +81,27 @@ class PrefixLinker {
   void unlink_package(const PrefixRecord& record);
 
 
-  // Links `package` and writes its conda-meta record, which it returns.
-  // Where it has a file and the prefix a directory that the unlinked
+  // Links `package` in two steps, so that one package's files are placed
+  // while this thread plans the next one and writes the last one's record.
+  // start_link plans the package, journals and creates its directories and
+  // hands its files to the placement threads; finish_link completes the
+  // oldest started package (every file placed, its conda-meta record
+  // written) and returns that record. Packages finish in the order they
+  // started. Planning that must look at the prefix, a file an earlier
+  // package of the transaction placed, and a pre-link script (the caller's)
+  // first wait for the packages in flight, so the prefix ends up as linking
+  // one package after the other leaves it.
+  //
+  // Where a package has a file and the prefix a directory that the unlinked
   // packages left empty (a new version turned a directory into a file), the
   // directory is removed first, journaled, as conda and rattler do.
   // `python` is the prefix's python after the transaction (needed for
-  // noarch: python packages). Throws PrefixError; the caller rolls back.
-  PrefixRecord link_package(const CachedPackage& package, const std::optional<PythonLayout>& python,
-                            const std::string& requested_spec);
+  // noarch: python packages). `package` must outlive its finish_link. Both
+  // throw PrefixError; the caller rolls back once the linker is gone (its
+  // destructor stops the placement threads and waits for them).
+  void start_link(const CachedPackage& package, const std::optional<PythonLayout>& python,
+                  const std::string& requested_spec);
+  PrefixRecord finish_link();
 
   const std::vector<PathClobber>& clobbers() const noexcept { return clobbers_; }
   std::size_t linked_files() const noexcept { return linked_files_; }
@@ -97,7 +110,8 @@ class PrefixLinker {
   struct Planned;
   struct LinkPlan;
   struct LinkTally;
-  // The steps of link_package, in order.
+  struct InFlight;
+  // The steps of start_link, in order.
   LinkPlan plan_link(const CachedPackage& package, const std::optional<PythonLayout>& python);
   void plan_path(LinkPlan& plan, Planned item);
   void check_conflicts(const LinkPlan& plan);
@@ -109,11 +123,18 @@ class PrefixLinker {
   PrefixPathEntry place_file(const Planned& item, const CachedPackage& package,
                              const std::unordered_map<std::string_view, const package::FileFacts*>& actual,
                              FilePlacement& placement, LinkTally& tally);
-  // Places every planned file into `paths` (one entry per planned item, in
-  // order), on several threads when the package is large enough to gain.
-  void place_files(const LinkPlan& plan, const CachedPackage& package,
-                   const std::optional<PythonLayout>& python, std::vector<PrefixPathEntry>& paths,
-                   LinkTally& tally);
+  // Hands the package's files to the placement threads.
+  void start_placement(InFlight& link);
+  // Places runs of `link`'s files into its `paths` (one entry per planned
+  // item, in order) until none is left or one failed.
+  void place_runs(InFlight& link, PrefixDirectories& directories, LinkTally& tally);
+  // This thread places what is left of `link`'s files, waits for the
+  // placement threads and rethrows the first failure.
+  void complete_placement(InFlight& link);
+  // complete_placement of every package in flight, oldest first: before
+  // planning looks at the prefix or replaces a file placed in this
+  // transaction.
+  void complete_placements();
 
   void ensure_directory(const std::string& dir, std::vector<std::string>& to_create);
   bool collect_emptied_tree(const std::string& dir, std::vector<PrunedDirectory>& tree);
@@ -129,7 +150,7 @@ class PrefixLinker {
   TransactionJournal& journal_;
   LinkOptions options_;
   std::atomic<bool> hardlinks_work_ = true;  // cleared by the first file that had to be copied
-  std::unique_ptr<util::ThreadPool> placement_pool_;  // made for the first large package
+  std::unique_ptr<util::ThreadPool> placement_pool_;  // made by the first start_link
   // path -> dist (one of owner_dists_): tens of thousands of paths share a
   // few hundred owners, so each entry points at its owner's name.
   std::deque<std::string> owner_dists_;
@@ -141,6 +162,9 @@ class PrefixLinker {
   std::unordered_set<std::string> emptied_dirs_;
   std::vector<PathClobber> clobbers_;
   std::atomic<std::size_t> linked_files_ = 0;
+  // Started, not finished, oldest first (the destructor waits for their
+  // placement threads).
+  std::deque<std::unique_ptr<InFlight>> in_flight_;
 };
 
 }  // namespace gpuenv::prefix

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <deque>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -239,10 +240,22 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
         if (options.on_package) options.on_package(PackageStage::unlinked, record->package);
       }
       crash_if(hook, CrashPoint::after_unlink);
+      // One package's files are placed while the next one is planned
+      // (PrefixLinker::start_link): `started` are those not finished yet.
+      std::deque<std::size_t> started;
+      const auto finish_oldest = [&] {
+        result.linked.push_back(linker.finish_link());
+        const std::size_t index = started.front();
+        started.pop_front();
+        fetches.drop_kept(index);
+        if (options.on_package) options.on_package(PackageStage::linked, fetches.wait(index).record);
+      };
       for (std::size_t i = 0; i < transaction.link.size(); ++i) {
         const auto& package = fetches.wait(i);
         if (options.on_package) options.on_package(PackageStage::in_cache, package.record);
-        if (options.run_link_scripts) {
+        if (options.run_link_scripts &&
+            has_link_script(LinkScript::pre_link, package.record, package.extracted_dir)) {
+          while (!started.empty()) finish_oldest();  // the script sees the packages before it linked
           const auto script = run_link_script(LinkScript::pre_link, package.record,
                                               package.extracted_dir, prefix, options.root_prefix);
           if (script.ran && script.exit_code != 0) {
@@ -252,12 +265,12 @@ TransactionResult apply_transaction(const std::filesystem::path& prefix_argument
         const auto requested = options.requested_specs.find(package.record.name);
         static const std::optional<PythonLayout> no_python;
         for (auto& warning : safety_warnings(package)) result.warnings.push_back(std::move(warning));
-        result.linked.push_back(linker.link_package(
-            package, is_noarch_python(package) ? python_layout() : no_python,
-            requested == options.requested_specs.end() ? std::string() : requested->second));
-        fetches.drop_kept(i);
-        if (options.on_package) options.on_package(PackageStage::linked, package.record);
+        linker.start_link(package, is_noarch_python(package) ? python_layout() : no_python,
+                          requested == options.requested_specs.end() ? std::string() : requested->second);
+        started.push_back(i);
+        if (started.size() > 1) finish_oldest();
       }
+      while (!started.empty()) finish_oldest();
       // After every package is in place, in link order, as conda runs them.
       for (std::size_t i = 0; options.run_link_scripts && i < result.linked.size(); ++i) {
         const auto& package = result.linked[i].package;

@@ -270,6 +270,95 @@ TEST_F(LinkPackageTest, ReportsAClobberBetweenNewPackagesAndKeepsTheLaterFile) {
   EXPECT_EQ(installed_record(prefix(), "second-1.0-0").files, std::vector<std::string>{"bin/shared"});
 }
 
+// One package's files are placed while the next one is planned
+// (PrefixLinker::start_link). Each test below puts what the next package
+// depends on at the end of a package of many files, where the placement
+// threads reach it last: the next package's plan must wait for it.
+PackageBuilder many_files_then(const std::string& name, int files) {
+  PackageBuilder builder(name, "1.0");
+  for (int i = 0; i < files; ++i) builder.file("share/" + name + "/f" + std::to_string(1000 + i), "file\n");
+  return builder;
+}
+
+TEST_F(LinkPackageTest, ThePackageAfterAPackageInFlightLinksThroughTheDirectoryLinkItPlaces) {
+  auto first = many_files_then("first", 1000);
+  first.file("lib/libfirst.so", "first\n").symlink("lib64", "lib");
+  const auto second = channel().add(PackageBuilder("second", "1.0").file("lib64/libsecond.so", "second\n"));
+  install({channel().add(first), second});
+  EXPECT_EQ(std::filesystem::read_symlink(prefix() / "lib64"), "lib");
+  EXPECT_EQ(read_text(prefix() / "lib/libsecond.so"), "second\n");
+  EXPECT_EQ(installed_record(prefix(), "second-1.0-0").files, std::vector<std::string>{"lib64/libsecond.so"});
+}
+
+TEST_F(LinkPackageTest, ThePackageAfterAPackageInFlightReplacesTheFileItPlacesLast) {
+  // The shared file comes after two that are slow to place (a prefix to
+  // replace in 4 MiB each), in the same run: while one thread writes those,
+  // the other is free for `second`. Four prefixes: which thread takes that
+  // run is a matter of timing.
+  auto first = many_files_then("first", 1000);
+  const std::string large = std::string(4 << 20, 'x') + "\n" + long_placeholder() + "\n";
+  first.text_with_prefix("share/first/large1", large, long_placeholder())
+      .text_with_prefix("share/first/large2", large, long_placeholder())
+      .file("bin/shared", "first\n");
+  const auto first_record = channel().add(first);
+  const auto second = channel().add(PackageBuilder("second", "1.0").file("bin/shared", "second\n"));
+  for (int i = 0; i < 4; ++i) {
+    const auto target = scratch() / ("env" + std::to_string(i));
+    const auto result = install_into(target, {first_record, second}, {}, options());
+    EXPECT_EQ(read_text(target / "bin/shared"), "second\n") << target;
+    ASSERT_EQ(result.clobbers.size(), 1u);
+    EXPECT_EQ(result.clobbers[0].winner, "second-1.0-0");
+  }
+}
+
+TEST_F(LinkPackageTest, ThePackageAfterAPackageInFlightSeesTheFilesItPlacesInADirectoryInItsWay) {
+  // old's directory share/d is emptied by its unlink; `first` puts a file
+  // back into it, last; `second` has a file share/d. Linked one after the
+  // other, share/d is not empty when `second` is planned.
+  const auto old = channel().add(PackageBuilder("old", "1.0").file("share/d/a", "old\n"));
+  install({old});
+  auto first = many_files_then("first", 1000);
+  first.file("share/d/b", "first\n");
+  const auto second = channel().add(PackageBuilder("second", "1.0").file("share/d", "second\n"));
+  const auto before = testing::snapshot_prefix(prefix());
+  try {
+    install({channel().add(first), second}, {old});
+    FAIL() << "share/d was removed with first's file in it";
+  } catch (const PrefixError& error) {
+    EXPECT_NE(std::string(error.what()).find("still holds other packages' files: share/d/b (first-1.0-0)"),
+              std::string::npos)
+        << error.what();
+  }
+  const auto after = testing::snapshot_prefix(prefix());
+  EXPECT_EQ(after, before) << testing::describe_difference(after, before);
+}
+
+TEST_F(LinkPackageTest, APackageThatFailsInFlightRollsBackThePackagesStartedAfterIt) {
+  using namespace std::string_literals;
+  auto broken = many_files_then("broken", 600);
+  broken.binary_with_prefix("share/broken/short", "x/ph/lib\0"s, "/ph");  // shorter than the prefix
+  const auto after_it = channel().add(many_files_then("after", 1000));
+  std::filesystem::create_directories(prefix());
+  const auto before = testing::snapshot_prefix(prefix());
+  EXPECT_THROW(install({channel().add(broken), after_it}), PrefixError);
+  const auto after = testing::snapshot_prefix(prefix());
+  EXPECT_EQ(after, before) << testing::describe_difference(after, before);
+}
+
+TEST_F(LinkPackageTest, RefusesADirectoryWhereAnInstalledPackageHasAFile) {
+  install({channel().add(PackageBuilder("first", "1.0").file("share/tool", "first\n"))});
+  const auto before = testing::snapshot_prefix(prefix());
+  try {
+    install({channel().add(PackageBuilder("second", "1.0").file("share/tool/data.txt", "second\n"))});
+    FAIL() << "linked under a file";
+  } catch (const PrefixError& error) {
+    EXPECT_NE(std::string(error.what()).find("share/tool is a file (of first-1.0-0)"), std::string::npos)
+        << error.what();
+  }
+  const auto after = testing::snapshot_prefix(prefix());
+  EXPECT_EQ(after, before) << testing::describe_difference(after, before);
+}
+
 TEST_F(LinkPackageTest, ReportsClobbersOfInstalledAndUntrackedFiles) {
   const auto first = channel().add(PackageBuilder("first", "1.0").file("bin/shared", "first\n"));
   install({first});

@@ -77,6 +77,21 @@ TEST_F(LinkScriptTest, GivesScriptsCondasEnvironmentAndCollectsTheirMessages) {
   EXPECT_FALSE(std::filesystem::exists(prefix() / ".messages.txt"));
 }
 
+TEST_F(LinkScriptTest, APreLinkScriptSeesEveryPackageBeforeItLinked) {
+  // The packages before it are linked while the next is planned
+  // (PrefixLinker::start_link); a pre-link script still sees them all,
+  // here the last file of one with many.
+  PackageBuilder many("many", "1.0");
+  for (int i = 0; i < 1000; ++i) many.file("share/many/f" + std::to_string(1000 + i), "file\n");
+  const auto first = channel().add(many);
+  const auto scripted = channel().add(
+      PackageBuilder("scripted", "1.0")
+          .file("share/scripted/data", "d")
+          .file("bin/.scripted-pre-link.sh", "test -f \"$PREFIX/share/many/f1999\" || exit 3\n", 0755));
+  install({first, scripted});
+  EXPECT_EQ(read_text(prefix() / "share/scripted/data"), "d");
+}
+
 TEST_F(LinkScriptTest, AFailingPreUnlinkScriptIsReportedAndTheUnlinkGoesOn) {
   const auto package = channel().add(PackageBuilder("stubborn", "1.0")
                                          .file("share/stubborn", "s")

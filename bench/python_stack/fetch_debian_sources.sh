@@ -10,8 +10,8 @@
 #
 #   bench/python_stack/fetch_debian_sources.sh [RECIPE...]
 #
-# Debian's source is read through a private apt configuration: the machine's
-# apt sources are neither read nor changed, and no root is needed. Exit 77
+# Debian's source is read through a private apt configuration
+# (scripts/lib/private_apt.sh). Exit 77
 # when Debian's archive cannot be reached and CI is not set (on CI: 1).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,18 +31,12 @@ unreachable() {
   exit 77
 }
 
+source "$here/../../scripts/lib/private_apt.sh"
 apt_ready=false
-apt_options=()
 prepare_apt() {
   $apt_ready && return 0
-  local apt_dir=$work/apt
-  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/parts" "$apt_dir/download"
-  echo "deb-src $mirror trixie main" > "$apt_dir/sources.list"
-  apt_options=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=$apt_dir/parts"
-               -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-               -o "APT::Sandbox::User=$(id -un)" -o "Debug::NoLocking=1")
-  apt-get "${apt_options[@]}" -qq update > "$work/apt-update.log" 2>&1 ||
-    unreachable "Debian's source index at $mirror could not be read ($(tail -n 1 "$work/apt-update.log"))"
+  private_apt_update "$work/apt" "deb-src $mirror trixie main" ||
+    unreachable "Debian's source index at $mirror could not be read ($(tail -n 1 "$work/apt/update.log"))"
   apt_ready=true
 }
 
@@ -58,7 +52,7 @@ while IFS=$'\t' read -r recipe package file orig_sha256 upstream_sha256 needs_so
     # The orig archive is what is needed; a mirror that lacks the .dsc or the
     # .debian.tar.xz of a point release still serves it (apt checks it against
     # the signed index, and its sha256 is pinned here).
-    (cd "$work/apt/download" && apt-get "${apt_options[@]}" -qq source --download-only "$package") \
+    (cd "$work/apt/download" && apt-get "${private_apt_options[@]}" -qq source --download-only "$package") \
       > "$work/apt-source-$recipe.log" 2>&1 || [ -f "$work/apt/download/$file" ] ||
       unreachable "apt-get source $package failed ($(tail -n 1 "$work/apt-source-$recipe.log"))"
     actual=$(sha256sum "$work/apt/download/$file" | cut -d' ' -f1)

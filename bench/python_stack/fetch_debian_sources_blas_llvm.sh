@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fetches, through a PRIVATE apt configuration (the machine's /etc/apt is
-# neither read for sources nor changed; no root needed), what the
+# Fetches, through a private apt configuration (scripts/lib/private_apt.sh:
+# the machine's /etc/apt is neither read for sources nor changed), what the
 # recipes/openblas and recipes/llvmdev builds take from Debian when GitHub
 # is out of reach:
 #   - trixie's openblas source package (the upstream tarball, repacked +ds)
@@ -27,22 +27,16 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/private_apt.sh"
 apt_dir=$work/apt
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/parts" "$apt_dir/download" "$apt_dir/prefs"
-cat > "$apt_dir/sources.list" <<LIST
-deb-src $debian_mirror trixie main
-deb $debian_mirror bookworm main
-LIST
-apt_options=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=$apt_dir/parts"
-             -o "Dir::Etc::Preferences=$apt_dir/prefs/none" -o "Dir::Etc::PreferencesParts=$apt_dir/prefs"
-             -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-             -o "Dir::State::status=/dev/null" -o "APT::Architecture=amd64"
-             -o "APT::Sandbox::User=$(id -un)" -o "Debug::NoLocking=1")
-apt-get "${apt_options[@]}" -qq update
+private_apt_update "$apt_dir" "deb-src $debian_mirror trixie main" "deb $debian_mirror bookworm main" || {
+  cat "$apt_dir/update.log" >&2
+  exit 1
+}
 
 # OpenBLAS: trixie's source package (debian/ changes are not used; the
 # recipe's build is conda-forge's).
-(cd "$apt_dir/download" && apt-get "${apt_options[@]}" -qq source --download-only openblas/trixie)
+(cd "$apt_dir/download" && apt-get "${private_apt_options[@]}" -qq source --download-only openblas/trixie)
 orig=$(ls "$apt_dir"/download/openblas_*.orig.tar.* | head -n 1)
 cp "$orig" "$dest/"
 echo "openblas source: $dest/$(basename "$orig") sha256 $(sha256sum "$orig" | cut -d' ' -f1)"
@@ -50,10 +44,10 @@ grep -h '^Version:' "$apt_dir"/download/openblas_*.dsc | head -n 1
 
 # LLVM 15: the bookworm binary packages, with the Packages index's SHA256.
 for package in libllvm15 llvm-15 llvm-15-dev llvm-15-tools llvm-15-runtime llvm-15-linker-tools libclang-cpp15; do
-  apt-cache "${apt_options[@]}" show "$package" 2>/dev/null |
+  apt-cache "${private_apt_options[@]}" show "$package" 2>/dev/null |
     awk -v p="$package" '/^Version:/{v=$2} /^Filename:/{f=$2} /^SHA256:/{s=$2} /^Depends:/{d=$0} /^$/{if (f) print p, v, f, s; f=""}' | head -n 1
 done | tee "$dest/llvm-15-bookworm.txt"
-(cd "$apt_dir/download" && apt-get "${apt_options[@]}" -qq download libllvm15 llvm-15 llvm-15-dev llvm-15-tools)
+(cd "$apt_dir/download" && apt-get "${private_apt_options[@]}" -qq download libllvm15 llvm-15 llvm-15-dev llvm-15-tools)
 while read -r package version filename sha256; do
   file="$apt_dir/download/$(basename "$filename" | sed 's/%3a/%3a/')"
   for candidate in "$apt_dir"/download/"${package}"_*.deb; do
@@ -77,7 +71,7 @@ lapack_sha256=2ca6407a001a474d4d4d35f3a61550156050c48016d949f0da0529c0aa052422
 # a mirror whose index names a .dsc revision it no longer holds (seen here:
 # lapack_3.12.1-6.dsc 404) still serves it, so apt-get's exit status is not
 # the verdict.
-(cd "$apt_dir/download" && apt-get "${apt_options[@]}" -qq source --download-only lapack/trixie) ||
+(cd "$apt_dir/download" && apt-get "${private_apt_options[@]}" -qq source --download-only lapack/trixie) ||
   echo "apt-get source lapack/trixie did not fetch every file; checking its .orig" >&2
 lapack_orig="$apt_dir/download/lapack_3.12.1.orig.tar.gz"
 [ -f "$lapack_orig" ] || { echo "no $lapack_orig from Debian's mirror" >&2; exit 1; }

@@ -61,19 +61,14 @@ unreachable() {  # what could not be fetched
   exit 77
 }
 
-# Debian's source through a private apt configuration: the machine's apt
-# sources are neither read nor changed, and no root is needed.
+# Debian's source through a private apt configuration (scripts/lib/private_apt.sh).
 orig=$cache/ucx_1.13.1.orig.tar.xz
 if [ ! -f "$orig" ] || [ "$(sha256sum "$orig" | cut -d' ' -f1)" != "$ucx_orig_sha256" ]; then
+  source "$root/scripts/lib/private_apt.sh"
   apt_dir=$work/apt
-  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/parts" "$apt_dir/download"
-  echo "deb-src $debian_mirror bookworm main" > "$apt_dir/sources.list"
-  apt_options=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=$apt_dir/parts"
-               -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-               -o "APT::Sandbox::User=$(id -un)" -o "Debug::NoLocking=1")
-  apt-get "${apt_options[@]}" -qq update > "$work/apt-update.log" 2>&1 ||
-    unreachable "Debian's source index at $debian_mirror could not be read ($(tail -n 1 "$work/apt-update.log"))"
-  (cd "$apt_dir/download" && apt-get "${apt_options[@]}" -qq source --download-only "ucx=$ucx_debian_version") \
+  private_apt_update "$apt_dir" "deb-src $debian_mirror bookworm main" ||
+    unreachable "Debian's source index at $debian_mirror could not be read ($(tail -n 1 "$apt_dir/update.log"))"
+  (cd "$apt_dir/download" && apt-get "${private_apt_options[@]}" -qq source --download-only "ucx=$ucx_debian_version") \
     > "$work/apt-source.log" 2>&1 ||
     unreachable "apt-get source ucx=$ucx_debian_version failed ($(tail -n 1 "$work/apt-source.log"))"
   downloaded=$apt_dir/download/ucx_1.13.1.orig.tar.xz

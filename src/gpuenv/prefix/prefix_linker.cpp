@@ -619,9 +619,11 @@ void PrefixLinker::start_placement(InFlight& link) {
   // One helper per 128 files at most (fewer files cost a thread more than
   // it saves), and at least one: this thread plans the next package meanwhile.
   constexpr std::size_t kFilesPerHelper = 128;
-  link.helpers = std::clamp<std::size_t>(link.plan.planned.size() / kFilesPerHelper, 1, threads - 1);
-  link.helper_tallies.resize(link.helpers);
-  for (std::size_t h = 0; h < link.helpers; ++h) {
+  const std::size_t helpers = std::clamp<std::size_t>(link.plan.planned.size() / kFilesPerHelper, 1, threads - 1);
+  link.helper_tallies.resize(helpers);
+  // Counted as each is queued: the waits (on this thread) wait only for
+  // helpers that exist, should queueing one throw.
+  for (std::size_t h = 0; h < helpers; ++h, ++link.helpers) {
     placement_pool_->submit([this, &link, h] {
       PrefixDirectories directories(prefix_fd_, options_.walk);
       place_runs(link, directories, link.helper_tallies[h]);

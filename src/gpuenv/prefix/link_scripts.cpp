@@ -58,16 +58,23 @@ std::string_view to_string(LinkScript action) noexcept {
 
 namespace {
 
+// Empty for a name that is no package name (a hostile record's
+// "./../x" would make bin/.<name>-... a path outside script_root/bin).
 std::filesystem::path link_script_path(LinkScript action, const specs::PackageRecord& package,
                                        const std::filesystem::path& script_root) {
-  return script_root / "bin" / ("." + package.name + "-" + std::string(to_string(action)) + ".sh");
+  const std::string& name = package.name;
+  if (name.empty() || name.front() == '.' || name.find_first_of(std::string_view("/\0", 2)) != std::string::npos) {
+    return {};
+  }
+  return script_root / "bin" / ("." + name + "-" + std::string(to_string(action)) + ".sh");
 }
 
 }  // namespace
 
 bool has_link_script(LinkScript action, const specs::PackageRecord& package,
                      const std::filesystem::path& script_root) {
-  return ::access(link_script_path(action, package, script_root).c_str(), F_OK) == 0;
+  const auto script = link_script_path(action, package, script_root);
+  return !script.empty() && ::access(script.c_str(), F_OK) == 0;
 }
 
 LinkScriptRun run_link_script(LinkScript action, const specs::PackageRecord& package,
@@ -77,7 +84,7 @@ LinkScriptRun run_link_script(LinkScript action, const specs::PackageRecord& pac
   LinkScriptRun run;
   run.action = action;
   const auto script = link_script_path(action, package, script_root);
-  if (::access(script.c_str(), F_OK) != 0) return run;
+  if (script.empty() || ::access(script.c_str(), F_OK) != 0) return run;
   run.ran = true;
 
   const char* path = std::getenv("PATH");

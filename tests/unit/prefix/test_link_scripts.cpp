@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "channel_records.hpp"
+#include "gpuenv/prefix/link_scripts.hpp"
 #include "gpuenv/prefix/prefix_record.hpp"
 #include "prefix_fixture.hpp"
 
@@ -90,6 +91,22 @@ TEST_F(LinkScriptTest, APreLinkScriptSeesEveryPackageBeforeItLinked) {
           .file("bin/.scripted-pre-link.sh", "test -f \"$PREFIX/share/many/f1999\" || exit 3\n", 0755));
   install({first, scripted});
   EXPECT_EQ(read_text(prefix() / "share/scripted/data"), "d");
+}
+
+TEST_F(LinkScriptTest, APackageNameNeverNamesAScriptOutsideThePackage) {
+  // bin/.<name>-post-link.sh with a hostile record's name "./../evil"
+  // would be <root>/../evil-post-link.sh.
+  const auto root = scratch() / "pkg";
+  std::filesystem::create_directories(root / "bin");
+  const auto marker = scratch() / "ran";
+  std::ofstream(scratch() / "evil-post-link.sh") << "touch '" << marker.string() << "'\n";
+  specs::PackageRecord record;
+  record.name = "./../evil";
+  record.version = "1.0";
+  EXPECT_FALSE(has_link_script(LinkScript::post_link, record, root));
+  const auto run = run_link_script(LinkScript::post_link, record, root, prefix(), "");
+  EXPECT_FALSE(run.ran);
+  EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
 TEST_F(LinkScriptTest, AFailingPreUnlinkScriptIsReportedAndTheUnlinkGoesOn) {

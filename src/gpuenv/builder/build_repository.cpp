@@ -36,7 +36,10 @@ RepositoryBuildResult build_repository(const std::vector<std::filesystem::path>&
     result.error = std::move(ordered.error());
     return result;
   }
-  for (auto& file : *ordered) result.recipes.push_back({std::move(file)});
+  for (auto& file : *ordered) {
+    auto& outcome = result.recipes.emplace_back();
+    outcome.recipe_file = std::move(file);
+  }
 
   const auto total = result.recipes.size();
   for (std::size_t k = 0; k < total; ++k) {

@@ -97,11 +97,7 @@ RecipeNeeds recipe_needs(const fs::path& file, const std::vector<recipe::Rendere
   return needs;
 }
 
-namespace {
-
-// For each recipe, the recipes whose outputs it needs, with the first name
-// it needs of each (for the cycle message).
-std::vector<std::map<std::size_t, std::string>> dependencies_of(const std::vector<RecipeNeeds>& recipes) {
+std::vector<std::map<std::size_t, std::string>> recipe_dependencies(const std::vector<RecipeNeeds>& recipes) {
   std::map<std::string, std::size_t> maker;
   for (std::size_t i = 0; i < recipes.size(); ++i) {
     for (const auto& output : recipes[i].outputs) maker.emplace(output, i);  // the first recipe that makes it
@@ -116,6 +112,8 @@ std::vector<std::map<std::size_t, std::string>> dependencies_of(const std::vecto
   }
   return dependencies;
 }
+
+namespace {
 
 // One cycle among `left` (recipes that could not be ordered), as indexes.
 std::vector<std::size_t> find_cycle(const std::vector<std::map<std::size_t, std::string>>& dependencies,
@@ -146,7 +144,7 @@ std::vector<std::size_t> find_cycle(const std::vector<std::map<std::size_t, std:
 }  // namespace
 
 std::expected<std::vector<std::size_t>, BuildError> recipe_build_order(const std::vector<RecipeNeeds>& recipes) {
-  const auto dependencies = dependencies_of(recipes);
+  const auto dependencies = recipe_dependencies(recipes);
   std::vector<std::size_t> order;
   std::vector<bool> left(recipes.size(), true);
   // Repeatedly take the first recipe (in the given order) whose needs are

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <expected>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,6 +52,11 @@ RecipeNeeds recipe_needs(const std::filesystem::path& file, const std::vector<re
 // The package name a requirement names: a pin's name, or the match spec's
 // first word ("python 3.13.* *_cp313" -> "python", "conda-forge::zlib" -> "zlib").
 std::string requirement_name(const recipe::Dependency& dependency);
+
+// For each recipe, the other recipes whose outputs it needs, each with the
+// first name it needs of it. A recipe's own outputs add nothing (they build
+// in the same run of it); a name several recipes make is the first one's.
+std::vector<std::map<std::size_t, std::string>> recipe_dependencies(const std::vector<RecipeNeeds>& recipes);
 
 // Indexes into `recipes` in build order: a recipe comes after every other
 // recipe whose outputs it needs; otherwise the given order is kept. Needs

@@ -29,8 +29,9 @@ struct RecipeOrder {
 // The package name a requirement names: a pin's, or the match spec's first word.
 std::string dependency_name(const recipe::Dependency& dependency);
 
-// Dependencies first; among recipes free to go, the one found first. Error:
-// a cycle, listing its recipe files in order ("a -> b -> a").
+// Dependencies first; among recipes free to go, the one found first (the
+// order of build::recipe_build_order). Error: a cycle, naming its recipe
+// files and what each needs of the next.
 std::expected<RecipeOrder, CiError> order_recipes(const std::vector<RecipeNode>& nodes);
 
 }  // namespace gpuenv::ci

@@ -77,6 +77,7 @@ class FilePlacement {
   std::string prefix_;
   std::string source_dir_;
   const util::CreationModes& creation_modes_;
+  bool kernel_copy_ = true;  // copy_file_range works between the cache and the prefix
 };
 
 }  // namespace gpuenv::prefix

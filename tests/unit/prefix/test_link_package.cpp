@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "gpuenv/prefix/prefix_record.hpp"
 #include "prefix_fixture.hpp"
@@ -73,6 +76,50 @@ TEST_F(LinkPackageTest, CopiesWhenAskedAndForNoLinkFiles) {
   EXPECT_NE(stat_of(other / "etc/tool.conf").st_ino, stat_of(pkgs() / "tool-1.0-0/etc/tool.conf").st_ino);
   EXPECT_EQ(stat_of(other / "bin/tool").st_ino, stat_of(pkgs() / "tool-1.0-0/bin/tool").st_ino);
   EXPECT_TRUE(path_entry(installed_record(other, "tool-1.0-0"), "etc/tool.conf").no_link);
+}
+
+// A cache on one filesystem and the prefix on another (home and scratch on
+// a cluster): no hard links, and copy_file_range refuses (EXDEV) between
+// filesystems of different kinds, so the files go through read/write. Sizes
+// around the copy buffer's (1 MiB) and an empty file, each byte checked.
+TEST_F(LinkPackageTest, CopiesEveryByteWhenThePrefixIsOnAnotherFilesystem) {
+  std::string pattern = "/dev/shm/gpuenv-test-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) GTEST_SKIP() << "no /dev/shm to put a prefix on";
+  const std::filesystem::path elsewhere = pattern;
+  struct Remover {
+    std::filesystem::path path;
+    ~Remover() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } remover{elsewhere};
+  if (stat_of(elsewhere).st_dev == stat_of(scratch().path()).st_dev) {
+    GTEST_SKIP() << "/dev/shm is on the test directory's filesystem";
+  }
+  const auto bytes = [](std::size_t size, unsigned seed) {
+    std::string text(size, '\0');
+    for (std::size_t i = 0; i < size; ++i) text[i] = static_cast<char>((i * 131 + seed) % 251);
+    return text;
+  };
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"lib/empty.txt", ""},
+      {"lib/small.bin", bytes(5, 1)},
+      {"lib/one-mib.bin", bytes(1u << 20, 2)},
+      {"lib/larger.bin", bytes((3u << 20) + 7, 3)},
+  };
+  PackageBuilder builder("data", "1.0");
+  builder.file("bin/data-tool", "#!/bin/sh\necho data\n", 0755);
+  for (const auto& [path, content] : files) builder.file(path, content);
+  const auto record = channel().add(builder);
+  const auto env = elsewhere / "env";
+  install_into(env, {record}, {}, options());
+  for (const auto& [path, content] : files) {
+    EXPECT_EQ(read_text(env / path), content) << path;
+    EXPECT_NE(stat_of(env / path).st_ino, stat_of(pkgs() / "data-1.0-0" / path).st_ino) << path;
+  }
+  EXPECT_EQ(read_text(env / "bin/data-tool"), "#!/bin/sh\necho data\n");
+  EXPECT_EQ(stat_of(env / "bin/data-tool").st_mode & 0777, 0755u);
+  EXPECT_EQ(installed_record(env, "data-1.0-0").link_type, LinkType::copy);
 }
 
 TEST_F(LinkPackageTest, ReplacesThePlaceholderInTextFiles) {

@@ -56,9 +56,11 @@ void copy_file_into(archive* writer, const std::filesystem::path& source,
                     const std::filesystem::path& output) {
   const int fd = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(output, "cannot read " + source.string() + ": " + std::strerror(errno));
-  std::vector<char> buffer(1 << 20);
+  // Not zeroed: this runs once per packaged file, most of them small.
+  constexpr std::size_t kBuffer = 1u << 20;
+  const std::unique_ptr<char[]> buffer(new char[kBuffer]);
   while (true) {
-    const ssize_t count = ::read(fd, buffer.data(), buffer.size());
+    const ssize_t count = ::read(fd, buffer.get(), kBuffer);
     if (count < 0 && errno == EINTR) continue;
     if (count < 0) {
       const int error = errno;
@@ -66,7 +68,7 @@ void copy_file_into(archive* writer, const std::filesystem::path& source,
       fail(output, "cannot read " + source.string() + ": " + std::strerror(error));
     }
     if (count == 0) break;
-    write_data(writer, buffer.data(), static_cast<std::size_t>(count), output);
+    write_data(writer, buffer.get(), static_cast<std::size_t>(count), output);
   }
   ::close(fd);
 }

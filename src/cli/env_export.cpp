@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "environment_change.hpp"
 #include "error_output.hpp"
 #include "gpuenv/environment/environment_export.hpp"
 #include "gpuenv/environment/installed_environment.hpp"
@@ -87,7 +88,7 @@ int run_export(const ExportArguments& arguments) {
 }  // namespace
 
 void add_env_command(CLI::App& app, Runner& run) {
-  auto* env = app.add_subcommand("env", "Work with whole environments (export)");
+  auto* env = app.add_subcommand("env", "Work with whole environments (export, remove)");
   env->require_subcommand(1);
   auto arguments = std::make_shared<ExportArguments>();
   auto* sub = env->add_subcommand("export", "Write an environment as environment.yml, or as an @EXPLICIT lockfile");
@@ -100,6 +101,20 @@ void add_env_command(CLI::App& app, Runner& run) {
                 "Only the specs that were asked for (conda-meta/history), not every installed package");
   sub->add_flag("--json", arguments->json, "Write the environment as JSON");
   sub->callback([&run, arguments] { run = [arguments] { return run_export(*arguments); }; });
+
+  // conda env remove: the same as `gpuenv remove --all`.
+  auto removal = std::make_shared<ChangeArguments>();
+  removal->remove_all = true;
+  auto* remove = env->add_subcommand("remove", "Remove an environment: every package, then its directory");
+  add_prefix_options(remove, removal->where);
+  remove->add_flag("--dry-run,-d", removal->dry_run, "Only show what would change");
+  remove->add_flag("--json", removal->json, "Report as JSON (conda's shape); implies --yes");
+  remove->add_flag("-y,--yes", removal->yes, "Do not ask for confirmation");
+  remove->add_flag("--override-frozen", removal->override_frozen,
+                   "Remove the environment even though it is frozen (CEP 22)");
+  remove->callback([&run, removal] {
+    run = [removal] { return run_change(environment::ChangeKind::remove, *removal); };
+  });
 }
 
 }  // namespace gpuenv::cli

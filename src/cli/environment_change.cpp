@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "gpuenv/environment/apply.hpp"
 #include "gpuenv/environment/change_report.hpp"
@@ -14,6 +15,8 @@
 #include "gpuenv/environment/environment_name.hpp"
 #include "gpuenv/environment/installed_device_code.hpp"
 #include "gpuenv/environment/settings.hpp"
+#include "gpuenv/prefix/prefix_record.hpp"
+#include "gpuenv/util/user_directories.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
 #include "gpuenv/util/subprocess.hpp"
 #include "condition_output.hpp"
@@ -44,6 +47,25 @@ Answer confirm() {
   answer.erase(0, answer.find_first_not_of(" \t"));
   answer.erase(answer.find_last_not_of(" \t") + 1);
   return answer.empty() || answer == "y" || answer == "yes" ? Answer::yes : Answer::no;
+}
+
+// Unless -y, --json or always_yes: asks on the terminal. The exit status to
+// stop with when the answer is no (or there is no terminal), else nothing.
+std::optional<int> ask_to_go_ahead(const ChangeArguments& arguments, const environment::Settings& settings) {
+  if (arguments.yes || arguments.json || settings.configuration.always_yes) return std::nullopt;
+  switch (confirm()) {
+    case Answer::yes:
+      return std::nullopt;
+    case Answer::no:
+      fmt::print(stderr, "gpuenv: nothing was changed\n");
+      return 1;
+    case Answer::no_terminal:
+      break;
+  }
+  return report_error(environment::make_error(ErrorKind::configuration,
+                                              "there is no terminal to ask for confirmation on: add -y "
+                                              "(--yes) to go ahead; nothing was changed"),
+                      arguments.json);
 }
 
 // -p/-n; for create, an environment.yml's name when neither is given.
@@ -86,20 +108,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
     print_plan(solution, plan.loaded, plan.prefix, plan.machine);
     print_conditions(plan.conditions);
   }
-  if (!arguments.yes && !arguments.json && !settings.configuration.always_yes) {
-    switch (confirm()) {
-      case Answer::yes:
-        break;
-      case Answer::no:
-        fmt::print(stderr, "gpuenv: nothing was changed\n");
-        return 1;
-      case Answer::no_terminal:
-        return report_error(environment::make_error(ErrorKind::configuration,
-                                                    "there is no terminal to ask for confirmation on: add -y "
-                                                    "(--yes) to go ahead; nothing was changed"),
-                            arguments.json);
-    }
-  }
+  if (const auto stop = ask_to_go_ahead(arguments, settings)) return *stop;
 
   environment::ApplyOptions options;
   options.command_line = util::running_command_line();
@@ -117,6 +126,90 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   }
   for (const auto& warning : environment::installed_device_code_warnings(plan, *applied, settings))
     reporter.warning(warning);
+  return 0;
+}
+
+// Why `prefix` may not be deleted by remove --all, or nothing: it must be
+// an environment (conda-meta/), and neither the root prefix, the active
+// environment, / nor the home directory.
+std::optional<environment::Error> refuse_removing(const fs::path& prefix, const util::EnvLookup& env) {
+  const auto same = [&prefix](const fs::path& other) {
+    std::error_code error;
+    return !other.empty() && fs::equivalent(prefix, other, error);
+  };
+  std::error_code error;
+  if (!fs::is_directory(prefix / "conda-meta", error)) {
+    return environment::make_error(ErrorKind::not_an_environment,
+                                   fmt::format("{} is not an environment (it has no conda-meta directory): "
+                                               "nothing was removed",
+                                               prefix.string()));
+  }
+  const auto home = env("HOME");
+  if (same("/") || (home && same(*home))) {
+    return environment::make_error(ErrorKind::usage, fmt::format("refusing to delete {}: it is / or the home "
+                                                                 "directory, not an environment directory",
+                                                                 prefix.string()));
+  }
+  if (same(util::resolve_user_directories(env).root_prefix)) {
+    return environment::make_error(ErrorKind::usage,
+                                   fmt::format("cannot remove the base environment ({}): remove packages from "
+                                               "it by name instead, or name another one with -n or -p",
+                                               prefix.string()));
+  }
+  if (const auto active = env("CONDA_PREFIX"); active && same(*active)) {
+    return environment::make_error(ErrorKind::usage,
+                                   fmt::format("cannot remove the active environment {}: deactivate it first, "
+                                               "then run this again",
+                                               prefix.string()));
+  }
+  return std::nullopt;
+}
+
+// conda remove --all: every package unlinked in one transaction (pre-unlink
+// scripts, the journal: a failure leaves the environment as it was), then
+// the directory deleted with whatever else it holds, as conda's rm_rf does.
+int remove_environment(const ChangeArguments& arguments, const environment::Settings& settings,
+                       const util::EnvLookup& env, environment::Reporter& reporter) {
+  if (!arguments.specs.empty()) {
+    return report_usage_error("remove --all removes the whole environment, so it takes no package names; "
+                              "to remove packages, leave out --all",
+                              arguments.json);
+  }
+  const auto prefix = environment_prefix(ChangeKind::remove, arguments, {}, env);
+  if (!prefix) return prefix.error();
+  if (const auto refused = refuse_removing(*prefix, env)) return report_error(*refused, arguments.json);
+
+  const auto installed = prefix::read_prefix_records(*prefix);
+  for (const auto& problem : installed.problems) reporter.warning(problem);
+  if (!arguments.json) {
+    fmt::print("The environment {} and every file in it will be deleted.\n", prefix->string());
+  }
+  if (!installed.records.empty()) {
+    environment::ChangeRequest request;
+    request.kind = ChangeKind::remove;
+    request.prefix = *prefix;
+    request.dry_run = arguments.dry_run;
+    for (const auto& record : installed.records) request.specs.push_back(record.package.name);
+    auto plan = environment::plan(settings, request, reporter);
+    if (!plan) return report_error(plan.error(), arguments.json);
+    if (const int status = carry_out(*plan, settings, arguments, reporter); status != 0) return status;
+    if (arguments.dry_run) return 0;
+  } else if (arguments.dry_run) {
+    if (!arguments.json) fmt::print("Dry run: nothing was changed.\n");
+    return 0;
+  } else if (const auto stop = ask_to_go_ahead(arguments, settings)) {
+    return *stop;
+  }
+  std::error_code error;
+  fs::remove_all(*prefix, error);
+  if (error) {
+    return report_error(environment::make_error(ErrorKind::transaction,
+                                                fmt::format("every package was removed from {}, but the directory "
+                                                            "could not be deleted: {}; delete it by hand",
+                                                            prefix->string(), error.message())),
+                        arguments.json);
+  }
+  if (!arguments.json) fmt::print("Removed the environment {}\n", prefix->string());
   return 0;
 }
 
@@ -139,6 +232,10 @@ void add_change_options(CLI::App* command, ChangeArguments& arguments, ChangeKin
   if (kind == ChangeKind::update) {
     command->add_flag("--all", arguments.update_all, "Update every package in the environment");
   }
+  if (kind == ChangeKind::remove) {
+    command->add_flag("--all", arguments.remove_all,
+                      "Remove the whole environment: every package, then its directory (conda env remove)");
+  }
   command->add_flag("--dry-run,-d", arguments.dry_run, "Only show what would change");
   command->add_flag("--json", arguments.json, "Report as JSON (conda's shape); implies --yes");
   command->add_flag("-y,--yes", arguments.yes, "Do not ask for confirmation");
@@ -156,6 +253,7 @@ int run_change(ChangeKind kind, const ChangeArguments& arguments) {
   const auto settings = environment::load_settings(settings_overrides(arguments.channels), env);
   if (!settings) return report_error(settings.error(), arguments.json);
   for (const auto& warning : settings->warnings) reporter.warning(warning);
+  if (arguments.remove_all) return remove_environment(arguments, *settings, env, reporter);
 
   environment::ChangeRequest request;
   request.kind = kind;

@@ -28,13 +28,15 @@ struct ChangeArguments {
   bool yes = false;
   bool override_frozen = false;
   bool update_all = false;  // update --all
+  bool remove_all = false;  // remove --all: the whole environment (conda env remove)
   bool no_deps = false;     // create, install
   bool only_deps = false;   // create, install
 };
 
 // Registers the options `kind` takes: -p/-n, -y, --json, --dry-run,
 // --override-frozen, and for the solving commands -c and its kin, for
-// create and install --file, --no-deps and --only-deps, for update --all.
+// create and install --file, --no-deps and --only-deps, for update --all,
+// for remove --all.
 void add_change_options(CLI::App* command, ChangeArguments& arguments, environment::ChangeKind kind);
 
 // The whole command; returns its exit status.

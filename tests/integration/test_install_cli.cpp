@@ -173,6 +173,71 @@ TEST(InstallCli, RemoveTakesTheFilesRecordsAndDependentsAway) {
   EXPECT_FALSE(contains(result.out, "/noarch ")) << result.out;
 }
 
+// conda remove --all / conda env remove: every package unlinked, then the
+// directory deleted with what else it holds (conda's rm_rf).
+TEST(InstallCli, RemoveAllDeletesTheWholeEnvironmentAsCondaDoes) {
+  InstallCliMachine machine;
+  const auto prefix = machine / "env";
+  ASSERT_EQ(machine.gpuenv("create", prefix, {"app", "tool"}).exit_code, 0);
+  gpuenv::testing::write_text_file(prefix / "notes/untracked.txt", "mine\n");
+  const auto before = gpuenv::testing::snapshot_prefix(prefix);
+
+  const auto dry = machine.gpuenv("remove", prefix, {"--all", "--dry-run"});
+  ASSERT_EQ(dry.exit_code, 0) << dry.err << dry.out;
+  EXPECT_TRUE(contains(dry.out, "every file in it will be deleted")) << dry.out;
+  EXPECT_EQ(gpuenv::testing::snapshot_prefix(prefix), before);
+
+  const auto removed = machine.gpuenv("remove", prefix, {"--all"});
+  ASSERT_EQ(removed.exit_code, 0) << removed.err << removed.out;
+  EXPECT_TRUE(contains(removed.out, "Unlinked 3 packages")) << removed.out;
+  EXPECT_TRUE(contains(removed.out, "Removed the environment " + prefix.string())) << removed.out;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(prefix)));
+
+  // `env remove` is the same command; an environment with no package left
+  // goes too.
+  ASSERT_EQ(machine.gpuenv("create", prefix, {"tool"}).exit_code, 0);
+  ASSERT_EQ(machine.gpuenv("remove", prefix, {"tool"}).exit_code, 0);
+  const auto empty = run_gpuenv({"env", "remove", "-p", prefix.string(), "-y"}, machine.env());
+  ASSERT_EQ(empty.exit_code, 0) << empty.err << empty.out;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(prefix)));
+}
+
+TEST(InstallCli, RemoveAllRefusesWhatItMustNotDeleteAndChangesNothing) {
+  InstallCliMachine machine;
+  const auto prefix = machine / "env";
+  ASSERT_EQ(machine.gpuenv("create", prefix, {"tool"}).exit_code, 0);
+  const auto before = gpuenv::testing::snapshot_prefix(prefix);
+
+  const auto with_names = machine.gpuenv("remove", prefix, {"--all", "tool"});
+  EXPECT_EQ(with_names.exit_code, 2);
+  EXPECT_TRUE(contains(with_names.err, "takes no package names")) << with_names.err;
+
+  const auto active = machine.gpuenv("remove", prefix, {"--all"}, {"CONDA_PREFIX=" + prefix.string()});
+  EXPECT_EQ(active.exit_code, 2);
+  EXPECT_TRUE(contains(active.err, "cannot remove the active environment")) << active.err;
+
+  const auto base = run_gpuenv({"env", "remove", "-n", "base", "-y"},
+                               machine.env({"GPUENV_ROOT_PREFIX=" + prefix.string()}));
+  EXPECT_EQ(base.exit_code, 2);
+  EXPECT_TRUE(contains(base.err, "cannot remove the base environment")) << base.err;
+  EXPECT_EQ(gpuenv::testing::snapshot_prefix(prefix), before);
+
+  // A directory that is not an environment keeps everything in it.
+  const auto plain = machine / "plain";
+  gpuenv::testing::write_text_file(plain / "data.txt", "keep\n");
+  const auto not_one = machine.gpuenv("remove", plain, {"--all"});
+  EXPECT_EQ(not_one.exit_code, 1);
+  EXPECT_TRUE(contains(not_one.err, "is not an environment")) << not_one.err;
+  EXPECT_EQ(read_file(plain / "data.txt"), "keep\n");
+
+  const auto home = machine / "home";
+  fs::create_directories(home / "conda-meta");
+  const auto home_removal = machine.gpuenv("remove", home, {"--all"});
+  EXPECT_EQ(home_removal.exit_code, 2);
+  EXPECT_TRUE(contains(home_removal.err, "refusing to delete")) << home_removal.err;
+  EXPECT_TRUE(fs::is_directory(home / "conda-meta"));
+}
+
 TEST(InstallCli, RemovingWhatIsNotInstalledIsAnErrorNamingIt) {
   InstallCliMachine machine;
   const auto prefix = machine / "env";

@@ -4,7 +4,9 @@
 // (conda-meta/history); --explicit writes the @EXPLICIT lockfile
 // (`micromamba env export --explicit`).
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "error_output.hpp"
 #include "gpuenv/environment/environment_export.hpp"
 #include "gpuenv/environment/installed_environment.hpp"
+#include "gpuenv/environment/prefix_location.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "prefix_arguments.hpp"
 #include "gpuenv/specs/platform.hpp"
@@ -85,10 +88,34 @@ int run_export(const ExportArguments& arguments) {
                                                 : environment::environment_yaml(*exported));
 }
 
+// conda env list: the known environments, the active one marked with '*'.
+int run_list(bool json) {
+  const auto env = util::process_environment();
+  const auto environments = environment::known_environments(env);
+  const auto active = env("CONDA_PREFIX");
+  const auto is_active = [&active](const std::filesystem::path& prefix) {
+    std::error_code error;
+    return active && !active->empty() && std::filesystem::equivalent(prefix, *active, error);
+  };
+  if (json) {
+    auto paths = nlohmann::json::array();
+    for (const auto& known : environments) paths.push_back(known.prefix.string());
+    fmt::print("{}\n", nlohmann::json{{"envs", paths}}.dump(2));
+    return 0;
+  }
+  std::size_t width = 0;
+  for (const auto& known : environments) width = std::max(width, known.name.size());
+  fmt::print("# conda environments:\n#\n");
+  for (const auto& known : environments) {
+    fmt::print("{:<{}}  {}  {}\n", known.name, width, is_active(known.prefix) ? '*' : ' ', known.prefix.string());
+  }
+  return 0;
+}
+
 }  // namespace
 
 void add_env_command(CLI::App& app, Runner& run) {
-  auto* env = app.add_subcommand("env", "Work with whole environments (export, remove)");
+  auto* env = app.add_subcommand("env", "Work with whole environments (list, export, remove)");
   env->require_subcommand(1);
   auto arguments = std::make_shared<ExportArguments>();
   auto* sub = env->add_subcommand("export", "Write an environment as environment.yml, or as an @EXPLICIT lockfile");
@@ -101,6 +128,11 @@ void add_env_command(CLI::App& app, Runner& run) {
                 "Only the specs that were asked for (conda-meta/history), not every installed package");
   sub->add_flag("--json", arguments->json, "Write the environment as JSON");
   sub->callback([&run, arguments] { run = [arguments] { return run_export(*arguments); }; });
+
+  auto list_json = std::make_shared<bool>(false);
+  auto* list = env->add_subcommand("list", "List the environments: base and those in the envs directories");
+  list->add_flag("--json", *list_json, "Write {\"envs\": [paths]}, as conda does");
+  list->callback([&run, list_json] { run = [list_json] { return run_list(*list_json); }; });
 
   // conda env remove: the same as `gpuenv remove --all`.
   auto removal = std::make_shared<ChangeArguments>();

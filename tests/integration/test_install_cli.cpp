@@ -238,6 +238,28 @@ TEST(InstallCli, RemoveAllRefusesWhatItMustNotDeleteAndChangesNothing) {
   EXPECT_TRUE(fs::is_directory(home / "conda-meta"));
 }
 
+// conda env list: base when it is an environment, the named environments
+// (directories with conda-meta/ in the envs directories), '*' on the active.
+TEST(InstallCli, EnvListShowsTheNamedEnvironmentsAndMarksTheActiveOne) {
+  InstallCliMachine machine;
+  const auto envs = machine / "root/envs";
+  for (const char* name : {"beta", "alpha"}) {
+    const auto created = run_gpuenv({"create", "-n", name, "-c", machine.channel(), "--override-channels", "-y", "tool"},
+                                    machine.env());
+    ASSERT_EQ(created.exit_code, 0) << created.err << created.out;
+  }
+  fs::create_directories(envs / "not-an-environment");
+  const auto listed = run_gpuenv({"env", "list"}, machine.env({"CONDA_PREFIX=" + (envs / "beta").string()}));
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(listed.out, "# conda environments:\n#\nalpha     " + (envs / "alpha").string() + "\nbeta   *  " +
+                            (envs / "beta").string() + "\n");
+
+  ASSERT_EQ(run_gpuenv({"env", "remove", "-n", "alpha", "-y"}, machine.env()).exit_code, 0);
+  const auto json = run_gpuenv({"env", "list", "--json"}, machine.env());
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(parse_json(json)["envs"], nlohmann::json::array({(envs / "beta").string()})) << json.out;
+}
+
 TEST(InstallCli, RemovingWhatIsNotInstalledIsAnErrorNamingIt) {
   InstallCliMachine machine;
   const auto prefix = machine / "env";

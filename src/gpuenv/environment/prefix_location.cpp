@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <set>
+
 #include "gpuenv/environment/environment_name.hpp"
 #include "gpuenv/util/user_directories.hpp"
 
@@ -53,6 +56,35 @@ std::expected<std::filesystem::path, Error> resolve_new_environment_prefix(Prefi
   if (!prefix) return prefix;
   if (auto usable = check_prefix_for_path(*prefix); !usable) return std::unexpected(usable.error());
   return prefix;
+}
+
+std::vector<KnownEnvironment> known_environments(const util::EnvLookup& env) {
+  const auto directories = util::resolve_user_directories(env);
+  const auto is_environment = [](const std::filesystem::path& prefix) {
+    std::error_code ignored;
+    return std::filesystem::is_directory(prefix / "conda-meta", ignored);
+  };
+  std::vector<KnownEnvironment> found;
+  if (!directories.root_prefix.empty() && is_environment(directories.root_prefix)) {
+    found.push_back({"base", directories.root_prefix});
+  }
+  std::set<std::string> names;
+  for (const auto& envs_dir : directories.envs_dirs) {
+    std::vector<KnownEnvironment> here;
+    std::error_code error;
+    for (std::filesystem::directory_iterator it(envs_dir, error), end; !error && it != end; it.increment(error)) {
+      const auto name = it->path().filename().string();
+      if (!names.contains(name) && check_environment_name(name) && is_environment(it->path())) {
+        here.push_back({name, it->path()});
+      }
+    }
+    std::sort(here.begin(), here.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    for (auto& known : here) {
+      names.insert(known.name);
+      found.push_back(std::move(known));
+    }
+  }
+  return found;
 }
 
 }  // namespace gpuenv::environment

@@ -5,6 +5,7 @@
 #include <expected>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "gpuenv/environment/error.hpp"
 #include "gpuenv/util/environment.hpp"
@@ -36,5 +37,20 @@ std::expected<std::filesystem::path, Error> resolve_prefix(const PrefixChoice& c
 std::expected<std::filesystem::path, Error> resolve_new_environment_prefix(PrefixChoice choice,
                                                                            const std::string& file_name,
                                                                            const util::EnvLookup& env);
+
+// An environment `env list` shows: its name (`base` for the root prefix,
+// the directory's name in an envs directory) and its path.
+struct KnownEnvironment {
+  std::string name;
+  std::filesystem::path prefix;
+};
+
+// The environments gpuenv knows of, as `conda env list` shows them: the root
+// prefix when it is an environment, then every directory with a conda-meta/
+// in each envs directory (first directory first, names sorted; a name an
+// earlier envs directory holds hides the later ones, as -n finds it).
+// gpuenv keeps no environments.txt, so prefixes made with -p elsewhere are
+// not listed.
+std::vector<KnownEnvironment> known_environments(const util::EnvLookup& env);
 
 }  // namespace gpuenv::environment

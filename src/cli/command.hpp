@@ -31,5 +31,6 @@ void add_build_command(CLI::App& app, Runner& run);
 void add_test_command(CLI::App& app, Runner& run);
 void add_ci_command(CLI::App& app, Runner& run);
 void add_generate_recipe_command(CLI::App& app, Runner& run);
+void add_clean_command(CLI::App& app, Runner& run);
 
 }  // namespace gpuenv::cli

@@ -49,25 +49,6 @@ Answer confirm() {
   return answer.empty() || answer == "y" || answer == "yes" ? Answer::yes : Answer::no;
 }
 
-// Unless -y, --json or always_yes: asks on the terminal. The exit status to
-// stop with when the answer is no (or there is no terminal), else nothing.
-std::optional<int> ask_to_go_ahead(const ChangeArguments& arguments, const environment::Settings& settings) {
-  if (arguments.yes || arguments.json || settings.configuration.always_yes) return std::nullopt;
-  switch (confirm()) {
-    case Answer::yes:
-      return std::nullopt;
-    case Answer::no:
-      fmt::print(stderr, "gpuenv: nothing was changed\n");
-      return 1;
-    case Answer::no_terminal:
-      break;
-  }
-  return report_error(environment::make_error(ErrorKind::configuration,
-                                              "there is no terminal to ask for confirmation on: add -y "
-                                              "(--yes) to go ahead; nothing was changed"),
-                      arguments.json);
-}
-
 // -p/-n; for create, an environment.yml's name when neither is given.
 std::expected<fs::path, int> environment_prefix(ChangeKind kind, const ChangeArguments& arguments,
                                                 const std::string& file_name, const util::EnvLookup& env) {
@@ -108,7 +89,7 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
     print_plan(solution, plan.loaded, plan.prefix, plan.machine);
     print_conditions(plan.conditions);
   }
-  if (const auto stop = ask_to_go_ahead(arguments, settings)) return *stop;
+  if (const auto stop = ask_to_go_ahead(arguments.yes, arguments.json, settings)) return *stop;
 
   environment::ApplyOptions options;
   options.command_line = util::running_command_line();
@@ -197,7 +178,7 @@ int remove_environment(const ChangeArguments& arguments, const environment::Sett
   } else if (arguments.dry_run) {
     if (!arguments.json) fmt::print("Dry run: nothing was changed.\n");
     return 0;
-  } else if (const auto stop = ask_to_go_ahead(arguments, settings)) {
+  } else if (const auto stop = ask_to_go_ahead(arguments.yes, arguments.json, settings)) {
     return *stop;
   }
   std::error_code error;
@@ -214,6 +195,25 @@ int remove_environment(const ChangeArguments& arguments, const environment::Sett
 }
 
 }  // namespace
+
+// Unless -y, --json or always_yes: asks on the terminal. The exit status to
+// stop with when the answer is no (or there is no terminal), else nothing.
+std::optional<int> ask_to_go_ahead(bool yes, bool json, const environment::Settings& settings) {
+  if (yes || json || settings.configuration.always_yes) return std::nullopt;
+  switch (confirm()) {
+    case Answer::yes:
+      return std::nullopt;
+    case Answer::no:
+      fmt::print(stderr, "gpuenv: nothing was changed\n");
+      return 1;
+    case Answer::no_terminal:
+      break;
+  }
+  return report_error(environment::make_error(ErrorKind::configuration,
+                                              "there is no terminal to ask for confirmation on: add -y "
+                                              "(--yes) to go ahead; nothing was changed"),
+                      json);
+}
 
 void add_change_options(CLI::App* command, ChangeArguments& arguments, ChangeKind kind) {
   add_prefix_options(command, arguments.where);

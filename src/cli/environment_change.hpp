@@ -8,12 +8,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "channel_setup.hpp"
 #include "gpuenv/environment/error.hpp"
 #include "gpuenv/environment/plan.hpp"
+#include "gpuenv/environment/settings.hpp"
 #include "prefix_arguments.hpp"
 
 namespace gpuenv::cli {
@@ -38,6 +40,11 @@ struct ChangeArguments {
 // create and install --file, --no-deps and --only-deps, for update --all,
 // for remove --all.
 void add_change_options(CLI::App* command, ChangeArguments& arguments, environment::ChangeKind kind);
+
+// Unless `yes`, `json` or always_yes: asks "Proceed ([y]/n)?" on the
+// terminal. The exit status to stop with when the answer is no (or there is
+// no terminal to ask on), else nothing.
+std::optional<int> ask_to_go_ahead(bool yes, bool json, const environment::Settings& settings);
 
 // The whole command; returns its exit status.
 int run_change(environment::ChangeKind kind, const ChangeArguments& arguments);

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   gpuenv::cli::add_install_command(app, run);
   gpuenv::cli::add_update_command(app, run);
   gpuenv::cli::add_remove_command(app, run);
+  gpuenv::cli::add_clean_command(app, run);
   gpuenv::cli::add_search_command(app, run);
   gpuenv::cli::add_list_command(app, run);
   gpuenv::cli::add_run_command(app, run);

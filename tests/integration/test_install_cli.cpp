@@ -260,6 +260,42 @@ TEST(InstallCli, EnvListShowsTheNamedEnvironmentsAndMarksTheActiveOne) {
   EXPECT_EQ(parse_json(json)["envs"], nlohmann::json::array({(envs / "beta").string()})) << json.out;
 }
 
+// conda clean: package files and the entries no environment links go; an
+// environment's entries and the environment itself stay usable.
+TEST(InstallCli, CleanRemovesPackageFilesAndUnusedPackagesOnly) {
+  InstallCliMachine machine;
+  const auto pkgs = machine / "root/pkgs";
+  ASSERT_EQ(machine.gpuenv("create", machine / "kept", {"app"}).exit_code, 0);
+  ASSERT_EQ(machine.gpuenv("create", machine / "gone", {"tool"}).exit_code, 0);
+  ASSERT_EQ(run_gpuenv({"env", "remove", "-p", (machine / "gone").string(), "-y"}, machine.env()).exit_code, 0);
+
+  const auto nothing_named = run_gpuenv({"clean"}, machine.env());
+  EXPECT_EQ(nothing_named.exit_code, 2);
+  EXPECT_TRUE(contains(nothing_named.err, "--all")) << nothing_named.err;
+
+  const auto dry = run_gpuenv({"clean", "--all", "--dry-run"}, machine.env());
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_TRUE(contains(dry.out, (pkgs / "tool-1.0-0").string())) << dry.out;
+  EXPECT_FALSE(contains(dry.out, (pkgs / "app-1.0-h1_0").string() + " ")) << dry.out;
+  EXPECT_TRUE(fs::is_directory(pkgs / "tool-1.0-0"));
+
+  const auto cleaned = run_gpuenv({"clean", "--all", "--json"}, machine.env());
+  ASSERT_EQ(cleaned.exit_code, 0) << cleaned.err;
+  const auto report = parse_json(cleaned);
+  EXPECT_EQ(report["packages"]["files"], nlohmann::json::array({(pkgs / "tool-1.0-0").string()})) << cleaned.out;
+  EXPECT_FALSE(fs::exists(pkgs / "tool-1.0-0"));
+  for (const auto& entry : fs::directory_iterator(pkgs)) {
+    const auto name = entry.path().filename().string();
+    EXPECT_FALSE(name.ends_with(".conda") || name.ends_with(".tar.bz2")) << name;
+  }
+  EXPECT_TRUE(fs::is_directory(pkgs / "app-1.0-h1_0"));
+  EXPECT_TRUE(fs::is_directory(pkgs / "libdep-2.0-h0_0"));
+  const auto listed = run_gpuenv({"list", "-p", (machine / "kept").string()}, machine.env());
+  EXPECT_TRUE(contains(listed.out, "libdep")) << listed.out << listed.err;
+  // Its entries still serve a new environment.
+  ASSERT_EQ(machine.gpuenv("create", machine / "again", {"app"}).exit_code, 0);
+}
+
 TEST(InstallCli, RemovingWhatIsNotInstalledIsAnErrorNamingIt) {
   InstallCliMachine machine;
   const auto prefix = machine / "env";

@@ -111,9 +111,10 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
 }
 
 // Why `prefix` may not be deleted by remove --all, or nothing: it must be
-// an environment (conda-meta/), and neither the root prefix, the active
-// environment, / nor the home directory.
-std::optional<environment::Error> refuse_removing(const fs::path& prefix, const util::EnvLookup& env) {
+// an environment (conda-meta/), not frozen unless overridden, and neither
+// the root prefix, the active environment, / nor the home directory.
+std::optional<environment::Error> refuse_removing(const fs::path& prefix, const util::EnvLookup& env,
+                                                 bool override_frozen) {
   const auto same = [&prefix](const fs::path& other) {
     std::error_code error;
     return !other.empty() && fs::equivalent(prefix, other, error);
@@ -137,6 +138,14 @@ std::optional<environment::Error> refuse_removing(const fs::path& prefix, const 
                                                "it by name instead, or name another one with -n or -p",
                                                prefix.string()));
   }
+  // The transaction refuses a frozen environment's packages too; this also
+  // covers one with no package left.
+  if (!override_frozen && fs::exists(prefix / "conda-meta" / "frozen", error)) {
+    return environment::make_error(ErrorKind::transaction,
+                                   fmt::format("the environment {} is frozen (CEP 22): it was not removed; add "
+                                               "--override-frozen if you must",
+                                               prefix.string()));
+  }
   if (const auto active = env("CONDA_PREFIX"); active && same(*active)) {
     return environment::make_error(ErrorKind::usage,
                                    fmt::format("cannot remove the active environment {}: deactivate it first, "
@@ -158,7 +167,9 @@ int remove_environment(const ChangeArguments& arguments, const environment::Sett
   }
   const auto prefix = environment_prefix(ChangeKind::remove, arguments, {}, env);
   if (!prefix) return prefix.error();
-  if (const auto refused = refuse_removing(*prefix, env)) return report_error(*refused, arguments.json);
+  if (const auto refused = refuse_removing(*prefix, env, arguments.override_frozen)) {
+    return report_error(*refused, arguments.json);
+  }
 
   const auto installed = prefix::read_prefix_records(*prefix);
   for (const auto& problem : installed.problems) reporter.warning(problem);

@@ -230,6 +230,16 @@ TEST(InstallCli, RemoveAllRefusesWhatItMustNotDeleteAndChangesNothing) {
   EXPECT_TRUE(contains(not_one.err, "is not an environment")) << not_one.err;
   EXPECT_EQ(read_file(plain / "data.txt"), "keep\n");
 
+  // A frozen environment (CEP 22), even one with no package left.
+  ASSERT_EQ(machine.gpuenv("remove", prefix, {"tool"}).exit_code, 0);
+  gpuenv::testing::write_text_file(prefix / "conda-meta/frozen", R"({"message": "shared by the lab"})");
+  const auto frozen = machine.gpuenv("remove", prefix, {"--all"});
+  EXPECT_EQ(frozen.exit_code, 1);
+  EXPECT_TRUE(contains(frozen.err, "is frozen (CEP 22)")) << frozen.err;
+  EXPECT_TRUE(fs::exists(prefix / "conda-meta/frozen"));
+  ASSERT_EQ(machine.gpuenv("remove", prefix, {"--all", "--override-frozen"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(prefix));
+
   const auto home = machine / "home";
   fs::create_directories(home / "conda-meta");
   const auto home_removal = machine.gpuenv("remove", home, {"--all"});

@@ -33,4 +33,7 @@ void add_ci_command(CLI::App& app, Runner& run);
 void add_generate_recipe_command(CLI::App& app, Runner& run);
 void add_clean_command(CLI::App& app, Runner& run);
 
+// `env list` and `info --envs` (conda env list): the known environments.
+int print_environments(bool json);
+
 }  // namespace gpuenv::cli

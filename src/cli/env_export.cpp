@@ -88,8 +88,10 @@ int run_export(const ExportArguments& arguments) {
                                                 : environment::environment_yaml(*exported));
 }
 
+}  // namespace
+
 // conda env list: the known environments, the active one marked with '*'.
-int run_list(bool json) {
+int print_environments(bool json) {
   const auto env = util::process_environment();
   const auto environments = environment::known_environments(env);
   const auto active = env("CONDA_PREFIX");
@@ -112,8 +114,6 @@ int run_list(bool json) {
   return 0;
 }
 
-}  // namespace
-
 void add_env_command(CLI::App& app, Runner& run) {
   auto* env = app.add_subcommand("env", "Work with whole environments (list, export, remove)");
   env->require_subcommand(1);
@@ -132,7 +132,7 @@ void add_env_command(CLI::App& app, Runner& run) {
   auto list_json = std::make_shared<bool>(false);
   auto* list = env->add_subcommand("list", "List the environments: base and those in the envs directories");
   list->add_flag("--json", *list_json, "Write {\"envs\": [paths]}, as conda does");
-  list->callback([&run, list_json] { run = [list_json] { return run_list(*list_json); }; });
+  list->callback([&run, list_json] { run = [list_json] { return print_environments(*list_json); }; });
 
   // conda env remove: the same as `gpuenv remove --all`.
   auto removal = std::make_shared<ChangeArguments>();

@@ -89,9 +89,11 @@ int run_info(bool as_json) {
 void add_info_command(CLI::App& app, Runner& run) {
   auto* sub = app.add_subcommand("info", "Show gpuenv's version, platform, virtual packages and directories");
   auto as_json = std::make_shared<bool>(false);
+  auto envs = std::make_shared<bool>(false);
   sub->add_flag("--json", *as_json, "Print one JSON document (see docs/json-output.md)");
-  sub->callback([&run, as_json] {
-    run = [as_json] { return run_info(*as_json); };
+  sub->add_flag("-e,--envs", *envs, "List the environments instead (as gpuenv env list)");
+  sub->callback([&run, as_json, envs] {
+    run = [as_json, envs] { return *envs ? print_environments(*as_json) : run_info(*as_json); };
   });
 }
 

@@ -264,6 +264,10 @@ TEST(InstallCli, EnvListShowsTheNamedEnvironmentsAndMarksTheActiveOne) {
   EXPECT_EQ(listed.out, "# conda environments:\n#\nalpha     " + (envs / "alpha").string() + "\nbeta   *  " +
                             (envs / "beta").string() + "\n");
 
+  // conda info --envs is the same list.
+  const auto info = run_gpuenv({"info", "--envs"}, machine.env({"CONDA_PREFIX=" + (envs / "beta").string()}));
+  EXPECT_EQ(info.out, listed.out);
+
   ASSERT_EQ(run_gpuenv({"env", "remove", "-n", "alpha", "-y"}, machine.env()).exit_code, 0);
   const auto json = run_gpuenv({"env", "list", "--json"}, machine.env());
   ASSERT_EQ(json.exit_code, 0) << json.err;

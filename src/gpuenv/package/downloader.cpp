@@ -339,9 +339,10 @@ DownloadResult copy_local_package(const DownloadRequest& request) {
     result.error = std::move(error);
     return result;
   }
-  std::vector<char> buffer(1 << 20);
+  constexpr std::size_t kBuffer = 1u << 20;
+  const std::unique_ptr<char[]> buffer(new char[kBuffer]);  // not zeroed: read fills what is used
   while (true) {
-    const ssize_t count = ::read(in, buffer.data(), buffer.size());
+    const ssize_t count = ::read(in, buffer.get(), kBuffer);
     if (count < 0 && errno == EINTR) continue;
     if (count < 0) {
       result.error = "cannot read " + source.string() + ": " + std::strerror(errno);
@@ -354,7 +355,7 @@ DownloadResult copy_local_package(const DownloadRequest& request) {
                      " bytes its repodata record announces; the channel's index is stale";
       break;
     }
-    if (!sink.take(buffer.data(), static_cast<std::size_t>(count))) {
+    if (!sink.take(buffer.get(), static_cast<std::size_t>(count))) {
       result.error = "cannot write " + request.destination.string() + ": " +
                      std::strerror(sink.write_error);
       break;

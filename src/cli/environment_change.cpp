@@ -14,6 +14,8 @@
 #include "gpuenv/environment/cuda_without_driver.hpp"
 #include "gpuenv/environment/environment_name.hpp"
 #include "gpuenv/environment/installed_device_code.hpp"
+#include "gpuenv/environment/installed_environment.hpp"
+#include "gpuenv/environment/prefix_location.hpp"
 #include "gpuenv/environment/settings.hpp"
 #include "gpuenv/prefix/prefix_record.hpp"
 #include "gpuenv/util/user_directories.hpp"
@@ -47,6 +49,43 @@ Answer confirm() {
   answer.erase(0, answer.find_first_not_of(" \t"));
   answer.erase(answer.find_last_not_of(" \t") + 1);
   return answer.empty() || answer == "y" || answer == "yes" ? Answer::yes : Answer::no;
+}
+
+// create --clone SOURCE: SOURCE's installed records, as an explicit
+// lockfile would name them (conda's clone installs the same builds too).
+std::expected<environment::RequestFiles, environment::Error> clone_request(const ChangeArguments& arguments,
+                                                                             const util::EnvLookup& env) {
+  if (!arguments.specs.empty() || !arguments.files.empty()) {
+    return std::unexpected(environment::make_error(
+        ErrorKind::usage, "--clone copies a whole environment: give it no package specs and no --file"));
+  }
+  environment::PrefixChoice choice;
+  (arguments.clone.find('/') == std::string::npos ? choice.name : choice.path) = arguments.clone;
+  const auto source = environment::resolve_prefix(choice, env, environment::WhenNoPrefixGiven::refuse);
+  if (!source) return std::unexpected(source.error());
+  auto installed = environment::read_installed_environment(*source);
+  if (!installed) return std::unexpected(installed.error());
+  if (!installed->warnings.empty()) {
+    return std::unexpected(environment::make_error(
+        ErrorKind::not_an_environment,
+        fmt::format("cannot clone {}: {}; a clone would miss those packages", source->string(),
+                    installed->warnings.front())));
+  }
+  environment::RequestFiles files;
+  files.is_explicit = true;
+  for (const auto& record : installed->records) {
+    if (record.package.url.empty()) {
+      return std::unexpected(environment::make_error(
+          ErrorKind::configuration, fmt::format("cannot clone {}: the record of {} has no URL to fetch it from",
+                                                source->string(), record.package.dist_str())));
+    }
+    files.explicit_packages.push_back(record.package);
+  }
+  if (files.explicit_packages.empty()) {
+    return std::unexpected(environment::make_error(
+        ErrorKind::usage, fmt::format("{} has no packages to clone", source->string())));
+  }
+  return files;
 }
 
 // -p/-n; for create, an environment.yml's name when neither is given.
@@ -240,6 +279,11 @@ void add_change_options(CLI::App* command, ChangeArguments& arguments, ChangeKin
     command->add_flag("--only-deps", arguments.only_deps, "Install only the dependencies of the requested packages")
         ->excludes(no_deps);
   }
+  if (kind == ChangeKind::create) {
+    command->add_option("--clone", arguments.clone,
+                        "Copy the packages of an existing environment (a name, or a path with a '/'): the same "
+                        "builds, from the package cache or their URLs, nothing solved");
+  }
   if (kind == ChangeKind::update) {
     command->add_flag("--all", arguments.update_all, "Update every package in the environment");
   }
@@ -274,7 +318,11 @@ int run_change(ChangeKind kind, const ChangeArguments& arguments) {
   request.deps_modifier = arguments.no_deps     ? environment::DepsModifier::no_deps
                           : arguments.only_deps ? environment::DepsModifier::only_deps
                                                 : environment::DepsModifier::none;
-  if (!arguments.files.empty()) {
+  if (!arguments.clone.empty()) {
+    auto cloned = clone_request(arguments, env);
+    if (!cloned) return report_error(cloned.error(), arguments.json);
+    request.files = std::move(*cloned);
+  } else if (!arguments.files.empty()) {
     const std::vector<fs::path> files(arguments.files.begin(), arguments.files.end());
     auto read = environment::read_request_files(files, !arguments.specs.empty(), settings->channel_context, reporter);
     if (!read) return report_error(read.error(), arguments.json);

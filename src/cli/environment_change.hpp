@@ -33,6 +33,7 @@ struct ChangeArguments {
   bool remove_all = false;  // remove --all: the whole environment (conda env remove)
   bool no_deps = false;     // create, install
   bool only_deps = false;   // create, install
+  std::string clone;        // create --clone: the environment (name or path) to copy
 };
 
 // Registers the options `kind` takes: -p/-n, -y, --json, --dry-run,

@@ -310,6 +310,34 @@ TEST(InstallCli, CleanRemovesPackageFilesAndUnusedPackagesOnly) {
   ASSERT_EQ(machine.gpuenv("create", machine / "again", {"app"}).exit_code, 0);
 }
 
+// conda create --clone: the same builds in a new prefix, its own prefix
+// written into the files that carry a placeholder; nothing solved.
+TEST(InstallCli, CreateCloneInstallsTheSameBuildsIntoTheNewPrefix) {
+  InstallCliMachine machine;
+  const auto source = machine / "source";
+  ASSERT_EQ(machine.gpuenv("create", source, {"app", "tool"}).exit_code, 0);
+  const auto before = gpuenv::testing::snapshot_prefix(source);
+  const auto copy = machine / "copy";
+  const auto cloned = run_gpuenv({"create", "-p", copy.string(), "--clone", source.string(), "-y"}, machine.env());
+  ASSERT_EQ(cloned.exit_code, 0) << cloned.err << cloned.out;
+  EXPECT_EQ(installed_dists(copy), installed_dists(source));
+  EXPECT_EQ(read_file(copy / "share/libdep/config.txt"), "prefix=" + copy.string() + "\nversion=2.0\n");
+  EXPECT_EQ(gpuenv::testing::snapshot_prefix(source), before);
+
+  const auto with_specs =
+      run_gpuenv({"create", "-p", (machine / "other").string(), "--clone", source.string(), "-y", "tool"},
+                 machine.env());
+  EXPECT_EQ(with_specs.exit_code, 2);
+  EXPECT_TRUE(contains(with_specs.err, "--clone copies a whole environment")) << with_specs.err;
+  const auto missing = run_gpuenv(
+      {"create", "-p", (machine / "other").string(), "--clone", (machine / "nowhere").string(), "-y"}, machine.env());
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_TRUE(contains(missing.err, "does not exist")) << missing.err;
+  const auto onto_existing = run_gpuenv({"create", "-p", copy.string(), "--clone", source.string(), "-y"}, machine.env());
+  EXPECT_NE(onto_existing.exit_code, 0);
+  EXPECT_FALSE(fs::exists(machine / "other"));
+}
+
 TEST(InstallCli, RemovingWhatIsNotInstalledIsAnErrorNamingIt) {
   InstallCliMachine machine;
   const auto prefix = machine / "env";

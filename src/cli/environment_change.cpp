@@ -118,14 +118,14 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
     if (arguments.json) {
       fmt::print("{}\n", environment::dry_run_json(plan));
     } else {
-      print_plan(solution, plan.loaded, plan.prefix, plan.machine);
+      print_plan(solution, plan.loaded, plan.prefix, plan.machine, settings.directories.pkgs_dirs);
       print_conditions(plan.conditions);
       fmt::print("Dry run: nothing was changed.\n");
     }
     return 0;
   }
   if (!arguments.json) {
-    print_plan(solution, plan.loaded, plan.prefix, plan.machine);
+    print_plan(solution, plan.loaded, plan.prefix, plan.machine, settings.directories.pkgs_dirs);
     print_conditions(plan.conditions);
   }
   if (const auto stop = ask_to_go_ahead(arguments.yes, arguments.json, settings)) return *stop;

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "channel_setup.hpp"
 #include "gpuenv/environment/channel_names.hpp"
+#include "gpuenv/prefix/package_cache.hpp"
 
 namespace gpuenv::cli {
 namespace {
@@ -47,7 +49,20 @@ void print_json_failure(const std::string& error, const std::vector<std::string>
 }
 
 void print_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
-                const std::filesystem::path& prefix, const system::MachineDescription& machine) {
+                const std::filesystem::path& prefix, const system::MachineDescription& machine,
+                const std::vector<std::filesystem::path>& pkgs_dirs) {
+  // What the transaction will not download (TransactionTracker's rule).
+  std::optional<prefix::PackageCache> cache;
+  if (!pkgs_dirs.empty()) {
+    prefix::PackageCacheOptions options;
+    options.pkgs_dirs = pkgs_dirs;
+    cache.emplace(std::move(options));
+  }
+  const auto cached = [&cache](const specs::PackageRecord& record) {
+    if (!cache) return false;
+    std::error_code error;
+    return cache->find_extracted(record).has_value() || std::filesystem::exists(cache->tarball_path(record), error);
+  };
   fmt::print("Environment:      {}\n", prefix.string());
   // Unsolved plans (explicit files, removals) have no machine or channels to show.
   if (!machine.platform.empty()) {
@@ -70,7 +85,7 @@ void print_plan(const solver::Solution& solution, const solver::ChannelLoadResul
     for (const auto* record : sorted) {
       rows.push_back({sign, record->name, record->version, record->build, environment::channel_name_of(*record, loaded),
                       record->size ? human_size(*record->size) : std::string("-")});
-      if (*sign == '+' && record->size) total += *record->size;
+      if (*sign == '+' && record->size && !cached(*record)) total += *record->size;
     }
   };
   add_rows(solution.unlink, "-");
@@ -97,7 +112,11 @@ void print_plan(const solver::Solution& solution, const solver::ChannelLoadResul
   } else {
     fmt::print("\n  Link {} package(s)", solution.link.size());
     if (!solution.unlink.empty()) fmt::print(", unlink {}", solution.unlink.size());
-    fmt::print(" ({} to download)\n\n", human_size(total));
+    if (total == 0) {
+      fmt::print(" (nothing to download)\n\n");
+    } else {
+      fmt::print(" ({} to download)\n\n", human_size(total));
+    }
   }
 }
 

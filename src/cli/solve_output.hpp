@@ -18,9 +18,12 @@ void print_json_failure(const std::string& error, const std::vector<std::string>
                         const std::string& exception_name);
 
 // The plan as a table, on stdout. The machine's lines are left out when
-// `machine.platform` is empty (plans that were not solved).
+// `machine.platform` is empty (plans that were not solved). The download
+// total counts only the packages `pkgs_dirs` do not hold already (extracted
+// or as a package file), as the install will fetch them.
 void print_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
-                const std::filesystem::path& prefix, const system::MachineDescription& machine);
+                const std::filesystem::path& prefix, const system::MachineDescription& machine,
+                const std::vector<std::filesystem::path>& pkgs_dirs = {});
 
 // The explanation of an unsatisfiable request, on stderr.
 void print_unsolvable(const solver::Unsolvable& unsolvable);

@@ -49,19 +49,26 @@ struct EntryUse {
 };
 
 // Walks `dir` without following links; stops at the first file an
-// environment links.
+// environment links. A walk that cannot finish (an unreadable directory)
+// counts as used: what it could not see may be linked.
 EntryUse entry_use(const fs::path& dir) {
   EntryUse use;
   std::error_code error;
-  for (fs::recursive_directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+  fs::recursive_directory_iterator it(dir, error);
+  for (const fs::recursive_directory_iterator end; !error && it != end; it.increment(error)) {
     struct stat info {};
-    if (::lstat(it->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
+    if (::lstat(it->path().c_str(), &info) != 0) {
+      use.used = true;
+      return use;
+    }
+    if (!S_ISREG(info.st_mode)) continue;
     if (info.st_nlink > 1) {
       use.used = true;
       return use;
     }
     use.bytes += static_cast<std::uint64_t>(info.st_size);
   }
+  if (error) use.used = true;
   return use;
 }
 

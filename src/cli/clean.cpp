@@ -1,7 +1,6 @@
 // `gpuenv clean` (conda clean): package files, unused extracted packages and
 // the index cache, shown, asked about, deleted (prefix/cache_cleaning.hpp).
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -44,12 +43,6 @@ void print_group(const char* what, const std::vector<prefix::CleanItem>& items) 
   for (const auto& item : items) fmt::print("  {}  {}\n", item.path.string(), megabytes(item.bytes));
 }
 
-nlohmann::json group_json(const std::vector<prefix::CleanItem>& items) {
-  auto files = nlohmann::json::array();
-  for (const auto& item : items) files.push_back(item.path.string());
-  return {{"files", files}, {"total_size", total(items)}};
-}
-
 int run_clean(const CleanArguments& arguments) {
   if (!arguments.all && !arguments.tarballs && !arguments.packages && !arguments.index_cache) {
     return report_usage_error("say what to remove: --tarballs, --packages, --index-cache or --all", arguments.json);
@@ -81,11 +74,7 @@ int run_clean(const CleanArguments& arguments) {
   }
   for (const auto& skipped : done.skipped) fmt::print(stderr, "gpuenv: left {}\n", skipped);
   if (arguments.json) {
-    nlohmann::json report = {{"success", true}, {"dry_run", arguments.dry_run}};
-    if (request.tarballs) report["tarballs"] = group_json(done.tarballs);
-    if (request.packages) report["packages"] = group_json(done.packages);
-    if (request.index_cache) report["index_cache"] = group_json(done.index_cache);
-    fmt::print("{}\n", report.dump(2));
+    fmt::print("{}\n", prefix::clean_report_json(request, done, arguments.dry_run));
   } else if (!arguments.dry_run && !nothing) {
     fmt::print("Removed {} package files, {} packages and {} index cache directories ({}).\n", done.tarballs.size(),
                done.packages.size(), done.index_cache.size(),

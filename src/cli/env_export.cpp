@@ -4,7 +4,6 @@
 // (conda-meta/history); --explicit writes the @EXPLICIT lockfile
 // (`micromamba env export --explicit`).
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -100,9 +99,7 @@ int print_environments(bool json) {
     return active && !active->empty() && std::filesystem::equivalent(prefix, *active, error);
   };
   if (json) {
-    auto paths = nlohmann::json::array();
-    for (const auto& known : environments) paths.push_back(known.prefix.string());
-    fmt::print("{}\n", nlohmann::json{{"envs", paths}}.dump(2));
+    fmt::print("{}\n", environment::environments_json(environments));
     return 0;
   }
   std::size_t width = 0;

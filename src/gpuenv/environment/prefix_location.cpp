@@ -1,6 +1,7 @@
 #include "gpuenv/environment/prefix_location.hpp"
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <set>
@@ -85,6 +86,12 @@ std::vector<KnownEnvironment> known_environments(const util::EnvLookup& env) {
     }
   }
   return found;
+}
+
+std::string environments_json(const std::vector<KnownEnvironment>& environments) {
+  auto paths = nlohmann::json::array();
+  for (const auto& known : environments) paths.push_back(known.prefix.string());
+  return nlohmann::json{{"envs", paths}}.dump(2);
 }
 
 }  // namespace gpuenv::environment

@@ -53,4 +53,7 @@ struct KnownEnvironment {
 // not listed.
 std::vector<KnownEnvironment> known_environments(const util::EnvLookup& env);
 
+// `env list --json`, conda's shape: {"envs": [path, ...]}.
+std::string environments_json(const std::vector<KnownEnvironment>& environments);
+
 }  // namespace gpuenv::environment

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuenv/prefix/file_lock.hpp"
 
 namespace gpuenv::prefix {
@@ -176,6 +178,23 @@ CleanPlan carry_out_clean(const CleanPlan& plan) {
     }
   }
   return done;
+}
+
+std::string clean_report_json(const CleanRequest& request, const CleanPlan& done, bool dry_run) {
+  const auto group = [](const std::vector<CleanItem>& items) {
+    auto files = nlohmann::json::array();
+    std::uint64_t total = 0;
+    for (const auto& item : items) {
+      files.push_back(item.path.string());
+      total += item.bytes;
+    }
+    return nlohmann::json{{"files", files}, {"total_size", total}};
+  };
+  nlohmann::ordered_json report = {{"success", true}, {"dry_run", dry_run}};
+  if (request.tarballs) report["tarballs"] = group(done.tarballs);
+  if (request.packages) report["packages"] = group(done.packages);
+  if (request.index_cache) report["index_cache"] = group(done.index_cache);
+  return report.dump(2);
 }
 
 }  // namespace gpuenv::prefix

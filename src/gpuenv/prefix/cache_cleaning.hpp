@@ -55,4 +55,9 @@ CleanPlan plan_clean(const CleanRequest& request);
 // deleted; what could not be is added to `skipped` with the reason.
 CleanPlan carry_out_clean(const CleanPlan& plan);
 
+// `clean --json`: {"success": true, "dry_run": ..., and for each target the
+// request names, "tarballs" / "packages" / "index_cache": {"files": [...],
+// "total_size": bytes}} of `done` (what was removed, or would be).
+std::string clean_report_json(const CleanRequest& request, const CleanPlan& done, bool dry_run);
+
 }  // namespace gpuenv::prefix

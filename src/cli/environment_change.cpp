@@ -14,11 +14,8 @@
 #include "gpuenv/environment/cuda_without_driver.hpp"
 #include "gpuenv/environment/environment_name.hpp"
 #include "gpuenv/environment/installed_device_code.hpp"
-#include "gpuenv/environment/installed_environment.hpp"
-#include "gpuenv/environment/prefix_location.hpp"
 #include "gpuenv/environment/settings.hpp"
-#include "gpuenv/prefix/prefix_record.hpp"
-#include "gpuenv/util/user_directories.hpp"
+#include "gpuenv/environment/whole_environment.hpp"
 #include "gpuenv/specs/url_credentials.hpp"
 #include "gpuenv/util/subprocess.hpp"
 #include "condition_output.hpp"
@@ -49,43 +46,6 @@ Answer confirm() {
   answer.erase(0, answer.find_first_not_of(" \t"));
   answer.erase(answer.find_last_not_of(" \t") + 1);
   return answer.empty() || answer == "y" || answer == "yes" ? Answer::yes : Answer::no;
-}
-
-// create --clone SOURCE: SOURCE's installed records, as an explicit
-// lockfile would name them (conda's clone installs the same builds too).
-std::expected<environment::RequestFiles, environment::Error> clone_request(const ChangeArguments& arguments,
-                                                                             const util::EnvLookup& env) {
-  if (!arguments.specs.empty() || !arguments.files.empty()) {
-    return std::unexpected(environment::make_error(
-        ErrorKind::usage, "--clone copies a whole environment: give it no package specs and no --file"));
-  }
-  environment::PrefixChoice choice;
-  (arguments.clone.find('/') == std::string::npos ? choice.name : choice.path) = arguments.clone;
-  const auto source = environment::resolve_prefix(choice, env, environment::WhenNoPrefixGiven::refuse);
-  if (!source) return std::unexpected(source.error());
-  auto installed = environment::read_installed_environment(*source);
-  if (!installed) return std::unexpected(installed.error());
-  if (!installed->warnings.empty()) {
-    return std::unexpected(environment::make_error(
-        ErrorKind::not_an_environment,
-        fmt::format("cannot clone {}: {}; a clone would miss those packages", source->string(),
-                    installed->warnings.front())));
-  }
-  environment::RequestFiles files;
-  files.is_explicit = true;
-  for (const auto& record : installed->records) {
-    if (record.package.url.empty()) {
-      return std::unexpected(environment::make_error(
-          ErrorKind::configuration, fmt::format("cannot clone {}: the record of {} has no URL to fetch it from",
-                                                source->string(), record.package.dist_str())));
-    }
-    files.explicit_packages.push_back(record.package);
-  }
-  if (files.explicit_packages.empty()) {
-    return std::unexpected(environment::make_error(
-        ErrorKind::usage, fmt::format("{} has no packages to clone", source->string())));
-  }
-  return files;
 }
 
 // -p/-n; for create, an environment.yml's name when neither is given.
@@ -149,54 +109,9 @@ int carry_out(environment::Plan& plan, const environment::Settings& settings,
   return 0;
 }
 
-// Why `prefix` may not be deleted by remove --all, or nothing: it must be
-// an environment (conda-meta/), not frozen unless overridden, and neither
-// the root prefix, the active environment, / nor the home directory.
-std::optional<environment::Error> refuse_removing(const fs::path& prefix, const util::EnvLookup& env,
-                                                 bool override_frozen) {
-  const auto same = [&prefix](const fs::path& other) {
-    std::error_code error;
-    return !other.empty() && fs::equivalent(prefix, other, error);
-  };
-  std::error_code error;
-  if (!fs::is_directory(prefix / "conda-meta", error)) {
-    return environment::make_error(ErrorKind::not_an_environment,
-                                   fmt::format("{} is not an environment (it has no conda-meta directory): "
-                                               "nothing was removed",
-                                               prefix.string()));
-  }
-  const auto home = env("HOME");
-  if (same("/") || (home && same(*home))) {
-    return environment::make_error(ErrorKind::usage, fmt::format("refusing to delete {}: it is / or the home "
-                                                                 "directory, not an environment directory",
-                                                                 prefix.string()));
-  }
-  if (same(util::resolve_user_directories(env).root_prefix)) {
-    return environment::make_error(ErrorKind::usage,
-                                   fmt::format("cannot remove the base environment ({}): remove packages from "
-                                               "it by name instead, or name another one with -n or -p",
-                                               prefix.string()));
-  }
-  // The transaction refuses a frozen environment's packages too; this also
-  // covers one with no package left.
-  if (!override_frozen && fs::exists(prefix / "conda-meta" / "frozen", error)) {
-    return environment::make_error(ErrorKind::transaction,
-                                   fmt::format("the environment {} is frozen (CEP 22): it was not removed; add "
-                                               "--override-frozen if you must",
-                                               prefix.string()));
-  }
-  if (const auto active = env("CONDA_PREFIX"); active && same(*active)) {
-    return environment::make_error(ErrorKind::usage,
-                                   fmt::format("cannot remove the active environment {}: deactivate it first, "
-                                               "then run this again",
-                                               prefix.string()));
-  }
-  return std::nullopt;
-}
-
 // conda remove --all: every package unlinked in one transaction (pre-unlink
 // scripts, the journal: a failure leaves the environment as it was), then
-// the directory deleted with whatever else it holds, as conda's rm_rf does.
+// the directory deleted (environment/whole_environment.hpp).
 int remove_environment(const ChangeArguments& arguments, const environment::Settings& settings,
                        const util::EnvLookup& env, environment::Reporter& reporter) {
   if (!arguments.specs.empty()) {
@@ -206,21 +121,16 @@ int remove_environment(const ChangeArguments& arguments, const environment::Sett
   }
   const auto prefix = environment_prefix(ChangeKind::remove, arguments, {}, env);
   if (!prefix) return prefix.error();
-  if (const auto refused = refuse_removing(*prefix, env, arguments.override_frozen)) {
+  if (const auto refused = environment::refuse_deleting(*prefix, env, arguments.override_frozen)) {
     return report_error(*refused, arguments.json);
   }
-
-  const auto installed = prefix::read_prefix_records(*prefix);
-  for (const auto& problem : installed.problems) reporter.warning(problem);
+  std::vector<std::string> warnings;
+  const auto request = environment::removal_of_every_package(*prefix, arguments.dry_run, warnings);
+  for (const auto& warning : warnings) reporter.warning(warning);
   if (!arguments.json) {
     fmt::print("The environment {} and every file in it will be deleted.\n", prefix->string());
   }
-  if (!installed.records.empty()) {
-    environment::ChangeRequest request;
-    request.kind = ChangeKind::remove;
-    request.prefix = *prefix;
-    request.dry_run = arguments.dry_run;
-    for (const auto& record : installed.records) request.specs.push_back(record.package.name);
+  if (!request.specs.empty()) {
     auto plan = environment::plan(settings, request, reporter);
     if (!plan) return report_error(plan.error(), arguments.json);
     if (const int status = carry_out(*plan, settings, arguments, reporter); status != 0) return status;
@@ -231,14 +141,8 @@ int remove_environment(const ChangeArguments& arguments, const environment::Sett
   } else if (const auto stop = ask_to_go_ahead(arguments.yes, arguments.json, settings)) {
     return *stop;
   }
-  std::error_code error;
-  fs::remove_all(*prefix, error);
-  if (error) {
-    return report_error(environment::make_error(ErrorKind::transaction,
-                                                fmt::format("every package was removed from {}, but the directory "
-                                                            "could not be deleted: {}; delete it by hand",
-                                                            prefix->string(), error.message())),
-                        arguments.json);
+  if (auto deleted = environment::delete_environment_directory(*prefix); !deleted) {
+    return report_error(deleted.error(), arguments.json);
   }
   if (!arguments.json) fmt::print("Removed the environment {}\n", prefix->string());
   return 0;
@@ -319,7 +223,11 @@ int run_change(ChangeKind kind, const ChangeArguments& arguments) {
                           : arguments.only_deps ? environment::DepsModifier::only_deps
                                                 : environment::DepsModifier::none;
   if (!arguments.clone.empty()) {
-    auto cloned = clone_request(arguments, env);
+    if (!arguments.specs.empty() || !arguments.files.empty()) {
+      return report_usage_error("--clone copies a whole environment: give it no package specs and no --file",
+                                arguments.json);
+    }
+    auto cloned = environment::clone_source(arguments.clone, env);
     if (!cloned) return report_error(cloned.error(), arguments.json);
     request.files = std::move(*cloned);
   } else if (!arguments.files.empty()) {

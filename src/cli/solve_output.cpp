@@ -51,18 +51,14 @@ void print_json_failure(const std::string& error, const std::vector<std::string>
 void print_plan(const solver::Solution& solution, const solver::ChannelLoadResult& loaded,
                 const std::filesystem::path& prefix, const system::MachineDescription& machine,
                 const std::vector<std::filesystem::path>& pkgs_dirs) {
-  // What the transaction will not download (TransactionTracker's rule).
+  // What the transaction will not download (PackageCache::holds, as its tracker decides).
   std::optional<prefix::PackageCache> cache;
   if (!pkgs_dirs.empty()) {
     prefix::PackageCacheOptions options;
     options.pkgs_dirs = pkgs_dirs;
     cache.emplace(std::move(options));
   }
-  const auto cached = [&cache](const specs::PackageRecord& record) {
-    if (!cache) return false;
-    std::error_code error;
-    return cache->find_extracted(record).has_value() || std::filesystem::exists(cache->tarball_path(record), error);
-  };
+  const auto cached = [&cache](const specs::PackageRecord& record) { return cache && cache->holds(record); };
   fmt::print("Environment:      {}\n", prefix.string());
   // Unsolved plans (explicit files, removals) have no machine or channels to show.
   if (!machine.platform.empty()) {

@@ -54,10 +54,8 @@ class TransactionTracker {
     progress_.to_unlink = plan.solution.unlink.size();
     progress_.download_bytes_total = 0;
     for (const auto& record : plan.solution.link) {
-      if (cache.find_extracted(record)) continue;
-      const auto tarball = cache.tarball_path(record);
-      if (size_on_disk(tarball)) continue;  // verified and extracted from there: no download
-      downloads_.push_back({&record, tarball, cache.partial_download_path(record)});
+      if (cache.holds(record)) continue;  // extracted, or verified and extracted from its file
+      downloads_.push_back({&record, cache.tarball_path(record), cache.partial_download_path(record)});
       if (progress_.download_bytes_total && record.size) *progress_.download_bytes_total += *record.size;
       else progress_.download_bytes_total.reset();
     }

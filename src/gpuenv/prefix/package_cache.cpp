@@ -1,6 +1,7 @@
 #include "gpuenv/prefix/package_cache.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -209,6 +210,12 @@ std::optional<std::filesystem::path> PackageCache::find_extracted(
     }
   }
   return std::nullopt;
+}
+
+bool PackageCache::holds(const specs::PackageRecord& record) const {
+  if (find_extracted(record)) return true;
+  struct stat info {};
+  return ::stat(tarball_path(record).c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
 FileLock PackageCache::lock_package(const specs::PackageRecord& record) const {

@@ -91,6 +91,10 @@ class PackageCache {
   // lock: a hint, not a promise.
   std::optional<std::filesystem::path> find_extracted(const specs::PackageRecord& record) const;
 
+  // Whether installing `record` needs no download: an extracted entry
+  // (find_extracted) or the package file in the cache. A hint, as above.
+  bool holds(const specs::PackageRecord& record) const;
+
   // The lock every fetch of `record` holds.
   FileLock lock_package(const specs::PackageRecord& record) const;
 

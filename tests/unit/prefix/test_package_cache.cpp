@@ -57,6 +57,23 @@ TEST(PackageCache, FetchesRealPackagesInCondasLayout) {
   EXPECT_EQ(read_text(scratch / "pkgs/urls.txt"), record.url + "\n");
 }
 
+// What the plan table and the download tracker count as nothing to download.
+TEST(PackageCache, HoldsAPackageExtractedOrAsItsFileOnly) {
+  TempDirectory scratch;
+  const PackageCache cache(cache_options(scratch / "pkgs"));
+  const auto record = channel_record(kFormatRepo, "win-64", "zlib-1.2.11-h62dcd97_3.conda",
+                                     file_url(kFormatRepo));
+  EXPECT_FALSE(cache.holds(record));
+  const auto cached = cache.fetch(record);
+  EXPECT_TRUE(cache.holds(record));
+  std::filesystem::remove_all(cached.extracted_dir);
+  EXPECT_TRUE(cache.holds(record));  // the file is still there
+  std::filesystem::remove(cached.tarball);
+  EXPECT_FALSE(cache.holds(record));
+  std::filesystem::create_directory(cached.tarball);  // a directory by that name is no package file
+  EXPECT_FALSE(cache.holds(record));
+}
+
 TEST(PackageCache, RefusesSymlinksWithoutTargetsInTheLinuxZlibFixture) {
   // conda's fixture lost its symlinks' targets (lib/libz.so -> ""): no tool
   // can create such a link, and conda fails on it too.

@@ -37,7 +37,7 @@ std::expected<RequestFiles, Error> clone_source(const std::string& source, const
   }
   if (files.explicit_packages.empty()) {
     return std::unexpected(
-        make_error(ErrorKind::usage, fmt::format("{} has no packages to clone", prefix->string())));
+        make_error(ErrorKind::usage, fmt::format("{} has no packages to clone: create the new environment with `gpuenv create` and the packages you want instead", prefix->string())));
   }
   return files;
 }

@@ -134,7 +134,7 @@ CleanPlan carry_out_clean(const CleanPlan& plan) {
   const auto locked = [&done](const fs::path& path, const std::string& dist) -> std::optional<FileLock> {
     try {
       auto lock = FileLock::try_acquire(lock_of(path.parent_path(), dist));
-      if (!lock) done.skipped.push_back(path.string() + ": another gpuenv process is using it");
+      if (!lock) done.skipped.push_back(path.string() + ": another gpuenv process is using it; run gpuenv clean again once it has finished");
       return lock;
     } catch (const std::exception& error) {
       done.skipped.push_back(path.string() + ": " + error.what());
@@ -157,7 +157,7 @@ CleanPlan carry_out_clean(const CleanPlan& plan) {
     if (!lock) continue;
     // Linked into an environment since it was planned: it stays.
     if (!dist_of_leftover(name) && entry_use(item.path).used) {
-      done.skipped.push_back(item.path.string() + ": an environment uses it now");
+      done.skipped.push_back(item.path.string() + ": an environment uses it now, so it stays");
       continue;
     }
     std::error_code error;
